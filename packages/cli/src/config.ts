@@ -1,0 +1,44 @@
+import * as path from "node:path"
+import { ConfigProvider, Layer, Logger, LogLevel } from "effect"
+
+/** Where a relative path was meant from: pnpm runs root scripts in the repo root but keeps INIT_CWD. */
+export const invocationDir = (): string => process.env.INIT_CWD ?? process.cwd()
+
+export const resolvePath = (value: string): string => path.resolve(invocationDir(), value)
+
+export interface ServerFlags {
+  readonly port?: string
+  readonly host?: string
+  readonly library?: string
+  readonly dataDir?: string
+  readonly databaseUrl?: string
+}
+
+/** Flags win over the environment; relative directories are resolved from where the command was typed. */
+export const configProviderFor = (flags: ServerFlags): ConfigProvider.ConfigProvider => {
+  const map = new Map<string, string>()
+  const env = process.env
+  const setPath = (key: string, value: string | undefined) => {
+    if (value !== undefined && value !== "") map.set(key, resolvePath(value))
+  }
+  if (flags.port !== undefined) map.set("TONEARM_PORT", flags.port)
+  if (flags.host !== undefined) map.set("TONEARM_HOST", flags.host)
+  if (flags.databaseUrl !== undefined) map.set("TONEARM_DATABASE_URL", flags.databaseUrl)
+  setPath("TONEARM_LIBRARY", flags.library ?? env.TONEARM_LIBRARY)
+  setPath("TONEARM_DATA_DIR", flags.dataDir ?? env.TONEARM_DATA_DIR)
+  return ConfigProvider.fromMap(map).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
+}
+
+const LEVELS: Record<string, LogLevel.LogLevel> = {
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warning: LogLevel.Warning,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+}
+
+/** Human-readable logs at TONEARM_LOG_LEVEL (default info). */
+export const LoggingLive = Layer.mergeAll(
+  Logger.pretty,
+  Logger.minimumLogLevel(LEVELS[(process.env.TONEARM_LOG_LEVEL ?? "info").toLowerCase()] ?? LogLevel.Info),
+)

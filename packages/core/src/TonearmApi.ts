@@ -1,0 +1,26 @@
+import { HttpApi, OpenApi } from "@effect/platform"
+import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
+import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
+import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
+import { SystemApi } from "./system/SystemApi.js"
+
+/**
+ * The one description of every JSON route: the server implements it, the client SDK is derived from it
+ * and /openapi.json is generated from it. Errors any route can answer are listed here once.
+ */
+export class TonearmApi extends HttpApi.make("tonearm")
+  .add(SystemApi)
+  .add(AuthApi)
+  .add(MeApi)
+  .add(AdminUsersApi)
+  .add(TrustedProxiesApi)
+  .addError(envelopeOf(InvalidRequest))
+  .addError(envelopeOf(NotFound))
+  .addError(envelopeOf(MethodNotAllowed))
+  .addError(envelopeOf(PayloadTooLarge))
+  .addError(envelopeOf(Internal))
+  .annotate(OpenApi.Title, "Tonearm")
+  .annotate(
+    OpenApi.Description,
+    'Self-hosted music server. Every error answers {"error":{"code","message"}}; authenticated routes take the tonearm_session cookie or Authorization: Bearer <token>.',
+  ) {}

@@ -1,0 +1,134 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import {
+  Conflict,
+  envelopeOf,
+  InvalidCredentials,
+  InvalidTimezone,
+  InvalidToken,
+  NotFound,
+  RateLimited,
+  RegistrationClosed,
+  WrongPassword,
+} from "../errors.js"
+import { AdminAuthentication, Authentication, CallerIfAny } from "../http/Authentication.js"
+import { SessionId, UserId } from "../ids.js"
+import { LogoutOthersResult, SessionRow } from "./Session.js"
+import {
+  AdminUserRow,
+  AuthResult,
+  ChangePasswordRequest,
+  CreatedUser,
+  CreateUserRequest,
+  DebugModeRequest,
+  DebugModeUpdated,
+  ForgotPasswordRequest,
+  LoginRequest,
+  Me,
+  Profile,
+  RegisterRequest,
+  RegisterResult,
+  ResetPasswordRequest,
+  TimezoneRequest,
+  TimezoneUpdated,
+  UpdateProfileRequest,
+} from "./User.js"
+
+const sessionId = HttpApiSchema.param("id", SessionId)
+const userId = HttpApiSchema.param("id", UserId)
+
+/** Sign-up, sign-in and password recovery: open to anyone. */
+export class AuthApi extends HttpApiGroup.make("auth")
+  .add(
+    HttpApiEndpoint.post("register", "/api/auth/register")
+      .setPayload(RegisterRequest)
+      .addSuccess(RegisterResult, { status: 201 })
+      .addError(envelopeOf(RegistrationClosed))
+      .addError(envelopeOf(Conflict))
+      .middleware(CallerIfAny)
+      .annotate(
+        OpenApi.Description,
+        "The first account ever is admin. Later, anonymous sign-up needs TONEARM_OPEN_REGISTRATION=true; an admin caller creates an account without signing in as it.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.post("login", "/api/auth/login")
+      .setPayload(LoginRequest)
+      .addSuccess(AuthResult)
+      .addError(envelopeOf(InvalidCredentials))
+      .addError(envelopeOf(RateLimited)),
+  )
+  .add(
+    HttpApiEndpoint.post("logout", "/api/auth/logout").addSuccess(HttpApiSchema.NoContent).middleware(Authentication),
+  )
+  .add(
+    HttpApiEndpoint.post("forgotPassword", "/api/auth/forgot-password")
+      .setPayload(ForgotPasswordRequest)
+      .addSuccess(HttpApiSchema.Accepted),
+  )
+  .add(
+    HttpApiEndpoint.post("resetPassword", "/api/auth/reset-password")
+      .setPayload(ResetPasswordRequest)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(InvalidToken)),
+  )
+  .annotate(OpenApi.Title, "Authentication") {}
+
+/** The caller's own account and sessions. */
+export class MeApi extends HttpApiGroup.make("me")
+  .add(HttpApiEndpoint.get("get", "/api/me").addSuccess(Me))
+  .add(
+    HttpApiEndpoint.put("updateProfile", "/api/me/profile")
+      .setPayload(UpdateProfileRequest)
+      .addSuccess(Profile)
+      .addError(envelopeOf(Conflict)),
+  )
+  .add(
+    HttpApiEndpoint.put("setTimezone", "/api/me/timezone")
+      .setPayload(TimezoneRequest)
+      .addSuccess(TimezoneUpdated)
+      .addError(envelopeOf(InvalidTimezone)),
+  )
+  .add(
+    HttpApiEndpoint.put("changePassword", "/api/me/password")
+      .setPayload(ChangePasswordRequest)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(WrongPassword)),
+  )
+  .add(HttpApiEndpoint.get("listSessions", "/api/me/sessions").addSuccess(Schema.Array(SessionRow)))
+  .add(
+    HttpApiEndpoint.del("deleteSession")`/api/me/sessions/${sessionId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(NotFound)),
+  )
+  .add(
+    HttpApiEndpoint.post("logoutOthers", "/api/me/sessions/logout-others")
+      .addSuccess(LogoutOthersResult)
+      .addError(envelopeOf(Conflict)),
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Account and sessions") {}
+
+/** Account administration. */
+export class AdminUsersApi extends HttpApiGroup.make("adminUsers")
+  .add(HttpApiEndpoint.get("list", "/api/admin/users").addSuccess(Schema.Array(AdminUserRow)))
+  .add(
+    HttpApiEndpoint.post("create", "/api/admin/users")
+      .setPayload(CreateUserRequest)
+      .addSuccess(CreatedUser, { status: 201 })
+      .addError(envelopeOf(Conflict)),
+  )
+  .add(
+    HttpApiEndpoint.del("delete")`/api/admin/users/${userId}`
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(Conflict)),
+  )
+  .add(
+    HttpApiEndpoint.put("setDebugMode")`/api/admin/users/${userId}/debug-mode`
+      .setPayload(DebugModeRequest)
+      .addSuccess(DebugModeUpdated)
+      .addError(envelopeOf(NotFound)),
+  )
+  .middleware(AdminAuthentication)
+  .annotate(OpenApi.Title, "Admin: users") {}

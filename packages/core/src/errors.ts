@@ -1,0 +1,155 @@
+import { HttpApiSchema } from "@effect/platform"
+import { Schema } from "effect"
+
+/**
+ * Every failure on the wire is `{"error":{"code","message"}}` (contract "Errors"). Each error class
+ * carries its code and HTTP status; `envelopeOf` is the schema the HttpApi contract lists, so the server
+ * encodes and the typed client decodes one shape.
+ */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({ code: Schema.String, message: Schema.String }),
+})
+export type ErrorBody = typeof ErrorBody.Type
+
+export const errorBody = (code: string, message: string): ErrorBody => ({ error: { code, message } })
+
+/** The statics every API error class carries. */
+export interface ApiErrorClass<Self> {
+  readonly code: string
+  readonly status: number
+  new (props: { readonly message: string }): Self
+}
+
+const Message = { message: Schema.String }
+
+// biome-ignore lint/suspicious/noExplicitAny: a TypeScript mixin's base constructor must take `any[]`
+type Constructor = new (...args: any[]) => object
+
+/** Attaches the contract code and HTTP status to a tagged error class. */
+const coded = <C extends Constructor, const Code extends string>(Base: C, code: Code, status: number) =>
+  class extends Base {
+    static readonly code: Code = code
+    static readonly status: number = status
+  }
+
+export class InvalidRequest extends coded(
+  Schema.TaggedError<InvalidRequest>()("InvalidRequest", Message),
+  "invalid_request",
+  400,
+) {}
+export class Unauthenticated extends coded(
+  Schema.TaggedError<Unauthenticated>()("Unauthenticated", Message),
+  "unauthenticated",
+  401,
+) {}
+export class InvalidCredentials extends coded(
+  Schema.TaggedError<InvalidCredentials>()("InvalidCredentials", Message),
+  "invalid_credentials",
+  401,
+) {}
+export class Forbidden extends coded(Schema.TaggedError<Forbidden>()("Forbidden", Message), "forbidden", 403) {}
+export class RegistrationClosed extends coded(
+  Schema.TaggedError<RegistrationClosed>()("RegistrationClosed", Message),
+  "registration_closed",
+  403,
+) {}
+export class NotFound extends coded(Schema.TaggedError<NotFound>()("NotFound", Message), "not_found", 404) {}
+export class MethodNotAllowed extends coded(
+  Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", Message),
+  "method_not_allowed",
+  405,
+) {}
+export class Conflict extends coded(Schema.TaggedError<Conflict>()("Conflict", Message), "conflict", 409) {}
+export class PayloadTooLarge extends coded(
+  Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", Message),
+  "payload_too_large",
+  413,
+) {}
+/** 429 with a Retry-After header carrying `retry_after_seconds` (not part of the body). */
+export class RateLimited extends coded(
+  Schema.TaggedError<RateLimited>()("RateLimited", {
+    ...Message,
+    retry_after_seconds: Schema.optional(Schema.Int),
+  }),
+  "rate_limited",
+  429,
+) {}
+export class Internal extends coded(Schema.TaggedError<Internal>()("Internal", Message), "internal", 500) {}
+export class InvalidTimezone extends coded(
+  Schema.TaggedError<InvalidTimezone>()("InvalidTimezone", Message),
+  "invalid_timezone",
+  400,
+) {}
+export class InvalidToken extends coded(
+  Schema.TaggedError<InvalidToken>()("InvalidToken", Message),
+  "invalid_token",
+  400,
+) {}
+export class WrongPassword extends coded(
+  Schema.TaggedError<WrongPassword>()("WrongPassword", Message),
+  "wrong_password",
+  400,
+) {}
+export class ServiceUnavailable extends coded(
+  Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Message),
+  "service_unavailable",
+  503,
+) {}
+
+export type ApiError =
+  | InvalidRequest
+  | Unauthenticated
+  | InvalidCredentials
+  | Forbidden
+  | RegistrationClosed
+  | NotFound
+  | MethodNotAllowed
+  | Conflict
+  | PayloadTooLarge
+  | RateLimited
+  | Internal
+  | InvalidTimezone
+  | InvalidToken
+  | WrongPassword
+  | ServiceUnavailable
+
+const envelopes = new WeakMap<object, Schema.Schema.Any>()
+
+/** The wire schema of an error class: the envelope with its code, annotated with its status. */
+export const envelopeOf = <Self extends { readonly message: string }, I>(
+  cls: ApiErrorClass<Self> & Schema.Schema<Self, I, never>,
+): Schema.Schema<Self, ErrorBody, never> => {
+  const cached = envelopes.get(cls)
+  if (cached) return cached as unknown as Schema.Schema<Self, ErrorBody, never>
+  const wire = Schema.transform(
+    Schema.Struct({ error: Schema.Struct({ code: Schema.Literal(cls.code), message: Schema.String }) }),
+    Schema.typeSchema(cls),
+    {
+      strict: false,
+      decode: (body) => new cls({ message: body.error.message }),
+      encode: (error) => errorBody(cls.code, error.message),
+    },
+  ).annotations({
+    ...HttpApiSchema.annotations({ status: cls.status }),
+    identifier: `${cls.code}_error`,
+    description: `{"error":{"code":"${cls.code}"}}`,
+  })
+  envelopes.set(cls, wire)
+  return wire as unknown as Schema.Schema<Self, ErrorBody, never>
+}
+
+/** The code and status of a value when it is one of the API errors above. */
+export const apiErrorInfo = (
+  error: unknown,
+): { code: string; status: number; message: string; retryAfterSeconds?: number } | undefined => {
+  if (typeof error !== "object" || error === null) return undefined
+  const ctor = (error as { constructor?: Partial<ApiErrorClass<unknown>> }).constructor
+  if (typeof ctor?.code !== "string" || typeof ctor.status !== "number") return undefined
+  const { message, retry_after_seconds } = error as { message?: unknown; retry_after_seconds?: unknown }
+  return {
+    code: ctor.code,
+    status: ctor.status,
+    message: typeof message === "string" ? message : ctor.code,
+    ...(typeof retry_after_seconds === "number" ? { retryAfterSeconds: retry_after_seconds } : {}),
+  }
+}

@@ -1,0 +1,13 @@
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+
+export class Health extends Schema.Class<Health>("Health")({
+  status: Schema.Literal("ok", "degraded"),
+  database: Schema.Boolean,
+  version: Schema.String,
+}) {}
+
+/** Liveness for operators and load balancers: no auth; 503 when the database does not answer. */
+export class SystemApi extends HttpApiGroup.make("system")
+  .add(HttpApiEndpoint.get("health", "/healthz").addSuccess(Health).addSuccess(Health, { status: 503 }))
+  .annotate(OpenApi.Title, "System") {}

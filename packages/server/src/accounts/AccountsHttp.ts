@@ -1,0 +1,80 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { AuthResult, CurrentSession, OptionalSession, RegisterResult, TonearmApi } from "@tonearm/core"
+import { Effect } from "effect"
+import { currentClient } from "../http/connection.js"
+import { clearSessionCookie, setSessionCookie } from "../http/cookies.js"
+import { AccountsService } from "./AccountsService.js"
+import { SessionsService } from "./SessionsService.js"
+
+export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* AccountsService
+    const sessions = yield* SessionsService
+    return handlers
+      .handle("register", ({ payload }) =>
+        Effect.gen(function* () {
+          const result = yield* accounts.register(payload, yield* OptionalSession, yield* currentClient)
+          if (result.token !== undefined) yield* setSessionCookie(result.token)
+          return new RegisterResult(result)
+        }),
+      )
+      .handle("login", ({ payload }) =>
+        Effect.gen(function* () {
+          const result = yield* accounts.login(payload, yield* currentClient)
+          yield* setSessionCookie(result.token)
+          return new AuthResult(result)
+        }),
+      )
+      .handle("logout", () =>
+        Effect.gen(function* () {
+          const { sessionId, user } = yield* CurrentSession
+          yield* sessions.revoke(user.id, sessionId).pipe(Effect.catchTag("NotFound", () => Effect.void))
+          yield* clearSessionCookie
+        }),
+      )
+      .handle("forgotPassword", ({ payload }) => accounts.forgotPassword(payload.username_or_email))
+      .handle("resetPassword", ({ payload }) => accounts.resetPassword(payload.token, payload.password))
+  }),
+)
+
+export const MeHttpLive = HttpApiBuilder.group(TonearmApi, "me", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* AccountsService
+    const sessions = yield* SessionsService
+    return handlers
+      .handle("get", () => Effect.flatMap(CurrentSession, ({ user }) => accounts.me(user.id)))
+      .handle("updateProfile", ({ payload }) =>
+        Effect.flatMap(CurrentSession, ({ user }) => accounts.updateProfile(user.id, payload)),
+      )
+      .handle("setTimezone", ({ payload }) =>
+        Effect.flatMap(CurrentSession, ({ user }) => accounts.setTimezone(user.id, payload.timezone)),
+      )
+      .handle("changePassword", ({ payload }) =>
+        Effect.flatMap(CurrentSession, ({ user, sessionId }) =>
+          accounts.changePassword(user.id, sessionId, payload.current_password, payload.new_password),
+        ),
+      )
+      .handle("listSessions", () =>
+        Effect.flatMap(CurrentSession, ({ user, sessionId }) => sessions.list(user.id, sessionId)),
+      )
+      .handle("deleteSession", ({ path }) =>
+        Effect.flatMap(CurrentSession, ({ user }) => sessions.revoke(user.id, path.id)),
+      )
+      .handle("logoutOthers", () =>
+        Effect.flatMap(CurrentSession, ({ user, sessionId }) =>
+          Effect.map(sessions.logoutOthers(user.id, sessionId), (revoked) => ({ revoked })),
+        ),
+      )
+  }),
+)
+
+export const AdminUsersHttpLive = HttpApiBuilder.group(TonearmApi, "adminUsers", (handlers) =>
+  Effect.gen(function* () {
+    const accounts = yield* AccountsService
+    return handlers
+      .handle("list", () => accounts.listUsers())
+      .handle("create", ({ payload }) => Effect.map(accounts.createUser(payload), (user) => ({ user })))
+      .handle("delete", ({ path }) => accounts.deleteUser(path.id))
+      .handle("setDebugMode", ({ path, payload }) => accounts.setDebugMode(path.id, payload.enabled))
+  }),
+)

@@ -1,0 +1,293 @@
+import { SqlClient } from "@effect/sql"
+import {
+  AdminUserRow,
+  Conflict,
+  type CreateUserRequest,
+  type CurrentSessionShape,
+  canonicalTimeZone,
+  DebugModeUpdated,
+  InvalidCredentials,
+  InvalidTimezone,
+  InvalidToken,
+  type LoginRequest,
+  LoginUser,
+  Me,
+  NotFound,
+  PASSWORD_RESET_TTL_MINUTES,
+  Profile,
+  type RegisterRequest,
+  RegistrationClosed,
+  type SessionId,
+  TimezoneUpdated,
+  Unauthenticated,
+  type UpdateProfileRequest,
+  type UserId,
+  WrongPassword,
+} from "@tonearm/core"
+import { DateTime, Effect, Option } from "effect"
+import { currentDate, minutesAfter } from "../clock.js"
+import { TonearmConfig } from "../config/TonearmConfig.js"
+import { orInternal } from "../db/sqlErrors.js"
+import type { ClientInfo } from "../http/connection.js"
+import { decoyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from "./credentials.js"
+import { LoginThrottle } from "./LoginThrottle.js"
+import { Mailer } from "./Mailer.js"
+import { PasswordResetRepository } from "./PasswordResetRepository.js"
+import { SessionsService } from "./SessionsService.js"
+import { type UserRecord, UserRepository } from "./UserRepository.js"
+
+const loginUser = (user: UserRecord) => new LoginUser({ id: user.id, username: user.username, is_admin: user.is_admin })
+const profile = (user: UserRecord) =>
+  new Profile({
+    id: user.id,
+    username: user.username,
+    display_name: user.display_name,
+    email: user.email,
+    is_admin: user.is_admin,
+  })
+
+export class AccountsService extends Effect.Service<AccountsService>()("@tonearm/server/AccountsService", {
+  effect: Effect.gen(function* () {
+    const users = yield* UserRepository
+    const resets = yield* PasswordResetRepository
+    const sessions = yield* SessionsService
+    const throttle = yield* LoginThrottle
+    const mailer = yield* Mailer
+    const config = yield* TonearmConfig
+    const sql = yield* SqlClient.SqlClient
+    const decoy = yield* decoyPasswordHash
+
+    const insertUser = (input: RegisterRequest, isAdmin: boolean) =>
+      Effect.gen(function* () {
+        return yield* users.insert(
+          {
+            username: input.username,
+            passwordHash: yield* hashPassword(input.password),
+            email: input.email ?? null,
+            displayName: input.display_name ?? null,
+            isAdmin,
+          },
+          yield* currentDate,
+        )
+      })
+
+    /** An admin creating an account directly (also the CLI's `users create`). */
+    const createUser = Effect.fn("AccountsService.createUser")(function* (input: CreateUserRequest) {
+      return loginUser(yield* insertUser(input, input.is_admin))
+    })
+
+    /**
+     * The first account ever is admin. After that, anonymous sign-up needs open registration; an admin
+     * caller creates the account without a token, its own session untouched.
+     */
+    const register = (input: RegisterRequest, caller: CurrentSessionShape | undefined, client: ClientInfo) =>
+      Effect.gen(function* () {
+        if (caller?.user.isAdmin === true) {
+          return { user: loginUser(yield* insertUser(input, false)), token: undefined }
+        }
+        const user = yield* Effect.gen(function* () {
+          yield* users.lockSignups
+          const first = (yield* users.countUsers) === 0
+          if (!first && !config.openRegistration) {
+            return yield* new RegistrationClosed({ message: "registration is closed; ask an admin for an account" })
+          }
+          return yield* insertUser(input, first)
+        }).pipe(sql.withTransaction, orInternal("AccountsService.register"))
+        const { token } = yield* sessions.issue(user.id, client)
+        return { user: loginUser(user), token }
+      }).pipe(Effect.withSpan("AccountsService.register"))
+
+    /** Unknown name and wrong password fail alike, after the same scrypt work. */
+    const login = Effect.fn("AccountsService.login")(function* (input: LoginRequest, client: ClientInfo) {
+      yield* throttle.check(input.username, client.clientAddress)
+      const user = yield* users.findByUsername(input.username.trim())
+      const matches = yield* verifyPassword(
+        input.password,
+        Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
+      )
+      if (Option.isNone(user) || !matches) {
+        yield* throttle.recordFailure(input.username, client.clientAddress)
+        return yield* new InvalidCredentials({ message: "wrong username or password" })
+      }
+      yield* throttle.recordSuccess(input.username, client.clientAddress)
+      const { token } = yield* sessions.issue(user.value.id, client)
+      return { user: loginUser(user.value), token }
+    })
+
+    /** Always succeeds for the caller (no account enumeration); delivery happens in the background. */
+    const forgotPassword = Effect.fn("AccountsService.forgotPassword")(function* (usernameOrEmail: string) {
+      const deliver = Effect.gen(function* () {
+        const user = yield* users.findByUsernameOrEmail(usernameOrEmail.trim())
+        if (Option.isNone(user)) return
+        const token = newToken()
+        const now = yield* currentDate
+        yield* resets.prune(now)
+        yield* resets.insert({
+          tokenHash: hashToken(token),
+          userId: user.value.id,
+          now,
+          expiresAt: minutesAfter(now, PASSWORD_RESET_TTL_MINUTES),
+        })
+        const link = `${config.publicUrl}/reset-password/${token}`
+        const text = `Someone asked to reset the Tonearm password of ${user.value.username}.\nOpen ${link} within ${PASSWORD_RESET_TTL_MINUTES} minutes to choose a new one. If it was not you, ignore this message.`
+        const to = user.value.email
+        if (to === null) {
+          yield* Effect.logWarning(`password reset for ${user.value.username} (no email on file): ${link}`)
+        } else {
+          yield* mailer.send({ to, subject: "Reset your Tonearm password", text })
+        }
+      }).pipe(Effect.catchAllCause((cause) => Effect.logError("password reset delivery failed", cause)))
+      yield* Effect.forkDaemon(deliver)
+    })
+
+    /** A reset link for an admin to hand over (CLI `users reset-link`). */
+    const resetLink = Effect.fn("AccountsService.resetLink")(function* (username: string) {
+      const user = yield* users.findByUsername(username)
+      if (Option.isNone(user)) return yield* new NotFound({ message: `no user named ${username}` })
+      const token = newToken()
+      const now = yield* currentDate
+      yield* resets.insert({
+        tokenHash: hashToken(token),
+        userId: user.value.id,
+        now,
+        expiresAt: minutesAfter(now, PASSWORD_RESET_TTL_MINUTES),
+      })
+      return `${config.publicUrl}/reset-password/${token}`
+    })
+
+    /** Single use; every session of the user is revoked. */
+    const resetPassword = (token: string, password: string) =>
+      Effect.gen(function* () {
+        const now = yield* currentDate
+        const userId = yield* resets.consume(hashToken(token), now)
+        if (Option.isNone(userId)) {
+          return yield* new InvalidToken({ message: "the reset link is invalid, expired or already used" })
+        }
+        yield* users.setPasswordHash(userId.value, yield* hashPassword(password), now)
+        yield* sessions.revokeAll(userId.value)
+      }).pipe(
+        sql.withTransaction,
+        orInternal("AccountsService.resetPassword"),
+        Effect.withSpan("AccountsService.resetPassword"),
+      )
+
+    /** Needs the current password; every other session is revoked, this one stays. */
+    const changePassword = Effect.fn("AccountsService.changePassword")(function* (
+      userId: UserId,
+      sessionId: SessionId,
+      current: string,
+      next: string,
+    ) {
+      const user = yield* requireUser(userId)
+      if (!(yield* verifyPassword(current, user.password_hash))) {
+        return yield* new WrongPassword({ message: "current_password is wrong" })
+      }
+      yield* users.setPasswordHash(userId, yield* hashPassword(next), yield* currentDate)
+      yield* sessions.revokeAllExcept(userId, sessionId)
+    })
+
+    /** The session's user vanished between authentication and now: treat the caller as signed out. */
+    const requireUser = (userId: UserId) =>
+      users.findById(userId).pipe(
+        Effect.flatMap(
+          Option.match({
+            onNone: () => Effect.fail(new Unauthenticated({ message: "the account no longer exists" })),
+            onSome: Effect.succeed,
+          }),
+        ),
+      )
+
+    const me = Effect.fn("AccountsService.me")(function* (userId: UserId) {
+      const user = yield* requireUser(userId)
+      return new Me({
+        ...profile(user),
+        debug_mode_enabled: user.debug_mode_enabled,
+        timezone: user.timezone,
+        timezone_updated_at: user.timezone_updated_at,
+      })
+    })
+
+    const updateProfile = Effect.fn("AccountsService.updateProfile")(function* (
+      userId: UserId,
+      input: UpdateProfileRequest,
+    ) {
+      const updated = yield* users.updateProfile({
+        id: userId,
+        displayName: input.display_name,
+        email: input.email,
+        now: yield* currentDate,
+      })
+      if (Option.isNone(updated)) return yield* new Unauthenticated({ message: "the account no longer exists" })
+      return profile(updated.value)
+    })
+
+    /** Spec: 400 when the name does not load as a zone; writes the zone and its timezone_updated_at. */
+    const setTimezone = Effect.fn("AccountsService.setTimezone")(function* (userId: UserId, name: string) {
+      const zone = canonicalTimeZone(name)
+      if (zone === undefined) {
+        return yield* new InvalidTimezone({ message: `${JSON.stringify(name)} is not an IANA time zone name` })
+      }
+      const now = yield* currentDate
+      yield* users.setTimezone(userId, zone, now)
+      return new TimezoneUpdated({ timezone: zone, timezone_updated_at: DateTime.unsafeFromDate(now) })
+    })
+
+    const listUsers = Effect.fn("AccountsService.listUsers")(function* () {
+      const rows = yield* users.list
+      return rows.map(
+        (user) =>
+          new AdminUserRow({
+            ...profile(user),
+            timezone: user.timezone,
+            debug_mode_enabled: user.debug_mode_enabled,
+            created_at: user.created_at,
+          }),
+      )
+    })
+
+    /** The last admin cannot be deleted: the server would have nobody to administer it. */
+    const deleteUser = (id: UserId) =>
+      Effect.gen(function* () {
+        yield* users.lockSignups
+        const target = yield* users.findById(id)
+        if (Option.isNone(target)) return yield* new NotFound({ message: "no such user" })
+        if (target.value.is_admin && (yield* users.countAdmins) <= 1) {
+          return yield* new Conflict({ message: "the last admin account cannot be deleted" })
+        }
+        yield* users.remove(id)
+      }).pipe(
+        sql.withTransaction,
+        orInternal("AccountsService.deleteUser"),
+        Effect.withSpan("AccountsService.deleteUser"),
+      )
+
+    const setDebugMode = Effect.fn("AccountsService.setDebugMode")(function* (id: UserId, enabled: boolean) {
+      if (!(yield* users.setDebugMode(id, enabled, yield* currentDate))) {
+        return yield* new NotFound({ message: "no such user" })
+      }
+      return new DebugModeUpdated({ id, debug_mode_enabled: enabled })
+    })
+
+    return {
+      register,
+      createUser,
+      login,
+      forgotPassword,
+      resetLink,
+      resetPassword,
+      changePassword,
+      me,
+      updateProfile,
+      setTimezone,
+      listUsers,
+      deleteUser,
+      setDebugMode,
+    } as const
+  }),
+  dependencies: [
+    UserRepository.Default,
+    PasswordResetRepository.Default,
+    SessionsService.Default,
+    LoginThrottle.Default,
+  ],
+}) {}

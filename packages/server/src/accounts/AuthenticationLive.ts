@@ -1,0 +1,87 @@
+import { HttpServerRequest } from "@effect/platform"
+import {
+  AdminAuthentication,
+  Authentication,
+  CallerIfAny,
+  Forbidden,
+  SESSION_COOKIE,
+  Unauthenticated,
+} from "@tonearm/core"
+import { Effect, Layer, Option } from "effect"
+import { connectionFacts } from "../http/connection.js"
+import { setSessionCookie } from "../http/cookies.js"
+import { TrustedProxies } from "../settings/index.js"
+import { SessionsService } from "./SessionsService.js"
+
+/** The bearer token wins when both are sent; an empty bearer falls back to the cookie. */
+const credentialOf = (
+  request: HttpServerRequest.HttpServerRequest,
+): { token: string; via: "bearer" | "cookie" } | undefined => {
+  const authorization = request.headers.authorization
+  if (authorization !== undefined && /^bearer /i.test(authorization)) {
+    const token = authorization.slice("bearer ".length).trim()
+    if (token.length > 0) return { token, via: "bearer" }
+  }
+  const cookie = request.cookies[SESSION_COOKIE]
+  return cookie !== undefined && cookie.length > 0 ? { token: cookie, via: "cookie" } : undefined
+}
+
+/**
+ * Reads the credential of the current request itself rather than trusting the per-scheme value: both
+ * scheme handlers then agree, and an admin check can't be undone by falling through to the other scheme.
+ */
+const makeAuthenticate = Effect.gen(function* () {
+  const sessions = yield* SessionsService
+  const proxies = yield* TrustedProxies
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const credential = credentialOf(request)
+    if (credential === undefined) return Option.none()
+    const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
+    const found = yield* sessions.authenticate(credential.token, clientAddress)
+    if (Option.isSome(found) && found.value.cookieStale && credential.via === "cookie") {
+      yield* setSessionCookie(credential.token)
+    }
+    return Option.map(found, ({ sessionId, user }) => ({ sessionId, user }))
+  }).pipe(
+    // A storage failure is a 500, not a 401: surface it as a defect the error envelope logs.
+    Effect.catchTag("Internal", (error) => Effect.die(error)),
+  )
+})
+
+const unauthenticated = new Unauthenticated({ message: "sign in first: no valid session cookie or bearer token" })
+
+export const AuthenticationLive = Layer.effect(
+  Authentication,
+  Effect.gen(function* () {
+    const authenticate = yield* makeAuthenticate
+    const required = Effect.flatMap(
+      authenticate,
+      Option.match({ onNone: () => Effect.fail(unauthenticated), onSome: Effect.succeed }),
+    )
+    return { bearer: () => required, cookie: () => required }
+  }),
+)
+
+export const AdminAuthenticationLive = Layer.effect(
+  AdminAuthentication,
+  Effect.gen(function* () {
+    const authenticate = yield* makeAuthenticate
+    const admin = Effect.flatMap(
+      authenticate,
+      Option.match({
+        onNone: () => Effect.fail<Unauthenticated | Forbidden>(unauthenticated),
+        onSome: (session) =>
+          session.user.isAdmin ? Effect.succeed(session) : Effect.fail(new Forbidden({ message: "admins only" })),
+      }),
+    )
+    return { bearer: () => admin, cookie: () => admin }
+  }),
+)
+
+export const CallerIfAnyLive = Layer.effect(
+  CallerIfAny,
+  Effect.map(makeAuthenticate, (authenticate) => Effect.map(authenticate, Option.getOrUndefined)),
+)
+
+export const AuthenticationMiddlewareLive = Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive, CallerIfAnyLive)

@@ -1,0 +1,50 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rows.js"
+import { orInternal } from "../db/sqlErrors.js"
+
+const FailureCount = Schema.Struct({
+  throttle_key: Schema.String,
+  failures: Schema.Number,
+  oldest: Schema.DateTimeUtcFromDate,
+})
+
+/** Failed logins per throttle key, shared by every replica through the database. */
+export class LoginThrottleRepository extends Effect.Service<LoginThrottleRepository>()(
+  "@tonearm/server/LoginThrottleRepository",
+  {
+    effect: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+
+      const failuresSince = (keys: ReadonlyArray<string>, since: Date) =>
+        sql`
+          SELECT throttle_key, count(*)::int AS failures, min(failed_at) AS oldest
+          FROM login_failures
+          WHERE throttle_key IN ${sql.in(keys)} AND failed_at > ${since}
+          GROUP BY throttle_key`.pipe(
+          Effect.flatMap(decodeRows(FailureCount)),
+          orInternal("LoginThrottleRepository.failuresSince"),
+        )
+
+      const record = (keys: ReadonlyArray<string>, now: Date) =>
+        sql`INSERT INTO login_failures ${sql.insert(keys.map((throttle_key) => ({ throttle_key, failed_at: now })))}`.pipe(
+          Effect.asVoid,
+          orInternal("LoginThrottleRepository.record"),
+        )
+
+      const clear = (key: string) =>
+        sql`DELETE FROM login_failures WHERE throttle_key = ${key}`.pipe(
+          Effect.asVoid,
+          orInternal("LoginThrottleRepository.clear"),
+        )
+
+      const prune = (before: Date) =>
+        sql`DELETE FROM login_failures WHERE failed_at <= ${before}`.pipe(
+          Effect.asVoid,
+          orInternal("LoginThrottleRepository.prune"),
+        )
+
+      return { failuresSince, record, clear, prune } as const
+    }),
+  },
+) {}

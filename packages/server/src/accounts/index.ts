@@ -1,0 +1,5 @@
+export { AdminUsersHttpLive, AuthHttpLive, MeHttpLive } from "./AccountsHttp.js"
+export { AccountsService } from "./AccountsService.js"
+export { AuthenticationMiddlewareLive } from "./AuthenticationLive.js"
+export { Mailer, type MailMessage } from "./Mailer.js"
+export { SessionsService } from "./SessionsService.js"

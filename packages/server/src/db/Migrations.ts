@@ -1,0 +1,18 @@
+import { Migrator } from "@effect/sql"
+import { Effect, Layer } from "effect"
+import m0001 from "./migrations/0001_accounts.js"
+
+/** Numbered, forward-only, statically imported so a bundle can't lose one. */
+export const migrations = {
+  "0001_accounts": m0001,
+}
+
+export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
+  Effect.tap((applied) =>
+    applied.length > 0
+      ? Effect.logInfo(`applied migrations: ${applied.map(([id, name]) => `${id}_${name}`).join(", ")}`)
+      : Effect.void,
+  ),
+)
+
+export const MigrationsLive = Layer.effectDiscard(runMigrations)

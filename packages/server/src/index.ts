@@ -1,0 +1,8 @@
+export { AccountsService } from "./accounts/index.js"
+export { DEFAULT_PORT, TonearmConfig, type TonearmSettings } from "./config/TonearmConfig.js"
+export { DatabaseLive, makeDatabaseLive, PgLive, pgClientLayer } from "./db/Database.js"
+export { type EmbeddedCluster, EmbeddedPostgresError, embeddedPostgres } from "./db/EmbeddedPostgres.js"
+export { migrations, runMigrations } from "./db/Migrations.js"
+export { ApiLive, HttpAppLive, makeServerLive, ServerLive, ServicesLive } from "./main.js"
+export { loadStreamSecret, StreamSecret, StreamSecretError } from "./streaming/StreamSecret.js"
+export { SERVER_VERSION } from "./version.js"

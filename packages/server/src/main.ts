@@ -1,0 +1,68 @@
+import { createServer } from "node:http"
+import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { TonearmApi } from "@tonearm/core"
+import { Effect, Layer } from "effect"
+import {
+  AccountsService,
+  AdminUsersHttpLive,
+  AuthenticationMiddlewareLive,
+  AuthHttpLive,
+  Mailer,
+  MeHttpLive,
+  SessionsService,
+} from "./accounts/index.js"
+import { TonearmConfig } from "./config/TonearmConfig.js"
+import { DatabaseLive } from "./db/Database.js"
+import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
+import { StreamSecretLive } from "./streaming/StreamSecret.js"
+import { SystemHttpLive } from "./system/SystemHttp.js"
+
+/** Domain services over an already-built database and config. */
+export const ServicesLive = Layer.mergeAll(
+  AccountsService.Default,
+  SessionsService.Default,
+  TrustedProxies.Default,
+).pipe(Layer.provide(Mailer.layer), Layer.provide(FetchHttpClient.layer))
+
+/** Every JSON route of the contract, its middleware and the services behind them. */
+export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
+  Layer.provide([SystemHttpLive, AuthHttpLive, MeHttpLive, AdminUsersHttpLive, TrustedProxiesHttpLive]),
+  Layer.provide(AuthenticationMiddlewareLive),
+  Layer.provideMerge(ServicesLive),
+)
+
+/** The contract plus what rides next to it: the error envelope, /openapi.json and /docs. */
+export const HttpAppLive = Layer.mergeAll(
+  ErrorEnvelopeLive,
+  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+  HttpApiSwagger.layer({ path: "/docs" }),
+).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(StreamSecretLive))
+
+/** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */
+const GRACE_MS = 10_000
+
+const NodeServerLive = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const config = yield* TonearmConfig
+    const server = createServer()
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), GRACE_MS).unref()
+      }),
+    )
+    return NodeHttpServer.layer(() => server, { port: config.port, host: config.host })
+  }),
+)
+
+/** The whole server over a config layer: database (embedded or external), migrations, HTTP. */
+export const ServerLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+  Layer.provide(HttpAppLive),
+  HttpServer.withLogAddress,
+  Layer.provide(NodeServerLive),
+  Layer.provide(DatabaseLive),
+)
+
+export const makeServerLive = <E, R>(config: Layer.Layer<TonearmConfig, E, R>) => ServerLive.pipe(Layer.provide(config))

@@ -1,0 +1,2 @@
+export { type ConnectionFacts, TrustedProxies } from "./TrustedProxies.js"
+export { TrustedProxiesHttpLive } from "./TrustedProxiesHttp.js"
