@@ -83,7 +83,7 @@ export type RegisterRequest = typeof RegisterRequest.Type
 
 export const CreateUserRequest = Schema.Struct({
   ...RegisterRequest.fields,
-  is_admin: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+  is_admin: Schema.optional(Schema.Boolean),
 })
 export type CreateUserRequest = typeof CreateUserRequest.Type
 

@@ -73,7 +73,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     /** An admin creating an account directly (also the CLI's `users create`). */
     const createUser = Effect.fn("AccountsService.createUser")(function* (input: CreateUserRequest) {
-      return loginUser(yield* insertUser(input, input.is_admin))
+      return loginUser(yield* insertUser(input, input.is_admin ?? false))
     })
 
     /**

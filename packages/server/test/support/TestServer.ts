@@ -1,0 +1,55 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { DEFAULT_MAX_BODY_BYTES, TonearmConfig, type TonearmSettings } from "../../src/config/TonearmConfig.js"
+import { HttpAppLive } from "../../src/main.js"
+import { TestDatabaseLive } from "./TestDatabase.js"
+
+/** Settings for a test server: a private temporary data directory, closed registration. */
+export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
+  Layer.scoped(
+    TonearmConfig,
+    Effect.acquireRelease(
+      Effect.sync(() => {
+        const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-test-data-"))
+        return {
+          port: 0,
+          host: "127.0.0.1",
+          dataDir,
+          libraryDir: path.join(dataDir, "music"),
+          databaseUrl: Option.none(),
+          openRegistration: false,
+          publicUrl: "http://tonearm.test",
+          mailWebhookUrl: Option.none(),
+          clientApkDir: path.join(dataDir, "client"),
+          maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+          ...overrides,
+        } satisfies TonearmSettings
+      }),
+      (config) => Effect.sync(() => fs.rmSync(config.dataDir, { recursive: true, force: true })),
+    ),
+  )
+
+export const QuietLogs = Logger.minimumLogLevel(LogLevel.Warning)
+
+/**
+ * The real server on a random loopback port, over a fresh database. Provides the HttpClient aimed at it
+ * (for the SDK), the SqlClient (to arrange and inspect rows) and the config.
+ */
+export const TestServerLive = (overrides: Partial<TonearmSettings> = {}) =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpAppLive),
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(TestDatabaseLive),
+    Layer.provideMerge(testConfig(overrides)),
+    Layer.provide(QuietLogs),
+  )
+
+/** `http://127.0.0.1:<port>` of the server under test, for raw requests the SDK can't make. */
+export const serverUrl = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address
+  return address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://unix"
+})
