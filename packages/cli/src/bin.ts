@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-import { SERVER_VERSION } from "@tonearm/server"
+import { createRequire } from "node:module"
 import { Command } from "commander"
 import { registerServe } from "./commands/serve.js"
 import { registerUsers } from "./commands/users.js"
 
+const { version } = createRequire(import.meta.url)("../package.json") as { version: string }
+
 const program = new Command()
   .name("tonearm")
   .description("Tonearm: a self-hosted music server with personal mixes")
-  .version(SERVER_VERSION)
+  .version(version)
   .showHelpAfterError()
 
 registerServe(program)

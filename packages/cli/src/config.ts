@@ -37,8 +37,9 @@ const LEVELS: Record<string, LogLevel.LogLevel> = {
   error: LogLevel.Error,
 }
 
-/** Human-readable logs at TONEARM_LOG_LEVEL (default info). */
+/** Human-readable logs on stderr at TONEARM_LOG_LEVEL (default info). */
 export const LoggingLive = Layer.mergeAll(
-  Logger.pretty,
+  // stderr: a command's stdout carries only its result (a link, a table), so scripts can capture it.
+  Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })),
   Logger.minimumLogLevel(LEVELS[(process.env.TONEARM_LOG_LEVEL ?? "info").toLowerCase()] ?? LogLevel.Info),
 )

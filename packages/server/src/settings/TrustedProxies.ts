@@ -6,7 +6,7 @@ import {
   resolveClientAddress,
   TrustedProxiesView,
 } from "@tonearm/core"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import { currentDate } from "../clock.js"
 import { SettingsRepository } from "./SettingsRepository.js"
 
@@ -27,9 +27,9 @@ export class TrustedProxies extends Effect.Service<TrustedProxies>()("@tonearm/s
     const currentHops: Effect.Effect<number> = settings.read(HOPS_KEY).pipe(
       Effect.map(Option.match({ onNone: () => DEFAULT_TRUSTED_HOPS, onSome: hopsFromSetting })),
       Effect.catchAllCause((cause) =>
-        Effect.logWarning("trusted-proxy setting unreadable; using the default", cause).pipe(
-          Effect.as(DEFAULT_TRUSTED_HOPS),
-        ),
+        Effect.logWarning(
+          `trusted-proxy setting unreadable (${Cause.squash(cause)}); using the default of ${DEFAULT_TRUSTED_HOPS}`,
+        ).pipe(Effect.as(DEFAULT_TRUSTED_HOPS)),
       ),
     )
 

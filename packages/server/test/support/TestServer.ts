@@ -41,7 +41,7 @@ export const QuietLogs = Logger.minimumLogLevel(LogLevel.Warning)
  */
 export const TestServerLive = (overrides: Partial<TonearmSettings> = {}) =>
   HttpApiBuilder.serve().pipe(
-    Layer.provide(HttpAppLive),
+    Layer.provideMerge(HttpAppLive),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(TestDatabaseLive),
     Layer.provideMerge(testConfig(overrides)),

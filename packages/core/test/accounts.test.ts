@@ -1,0 +1,95 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Either, Schema } from "effect"
+import {
+  canonicalTimeZone,
+  decodeStreamSecret,
+  encodeStreamSecret,
+  LOGIN_FAILURE_WINDOW_MS,
+  loginThrottleDecision,
+  loginThrottleKeys,
+  RegisterRequest,
+  UpdateProfileRequest,
+} from "../src/index.js"
+
+describe("time zones (PUT /api/me/timezone)", () => {
+  it("IANA names load and are canonicalised", () => {
+    expect(canonicalTimeZone("Europe/Paris")).toBe("Europe/Paris")
+    expect(canonicalTimeZone("europe/paris")).toBe("Europe/Paris")
+    expect(canonicalTimeZone("UTC")).toBe("UTC")
+    expect(canonicalTimeZone(" Asia/Tokyo ")).toBe("Asia/Tokyo")
+  })
+
+  it("a name that does not load as a zone is rejected", () => {
+    for (const name of ["Mars/Base", "", "+02:00", "GMT+2 ", "Europe/Paris; x", "../etc/passwd"]) {
+      expect(canonicalTimeZone(name)).toBeUndefined()
+    }
+  })
+})
+
+describe("login throttle (contract: 10 failures / 15 min per username and per address)", () => {
+  const now = 1_000_000_000
+
+  it("keys are the case-folded username and the resolved client address", () => {
+    expect(loginThrottleKeys(" Ada ", "10.0.0.1")).toEqual(["user:ada", "addr:10.0.0.1"])
+  })
+
+  it("9 failures pass, the 10th blocks", () => {
+    expect(loginThrottleDecision([{ failures: 9, oldestMs: now - 1000 }], now)).toEqual({ blocked: false })
+    expect(loginThrottleDecision([{ failures: 10, oldestMs: now - 1000 }], now).blocked).toBe(true)
+  })
+
+  it("Retry-After lasts until the oldest failure leaves the window, at least 1 s", () => {
+    const decision = loginThrottleDecision([{ failures: 10, oldestMs: now - 60_000 }], now)
+    expect(decision).toEqual({ blocked: true, retryAfterSeconds: (LOGIN_FAILURE_WINDOW_MS - 60_000) / 1000 })
+    const edge = loginThrottleDecision([{ failures: 12, oldestMs: now - LOGIN_FAILURE_WINDOW_MS }], now)
+    expect(edge).toEqual({ blocked: true, retryAfterSeconds: 1 })
+  })
+
+  it("the longest wait of the blocking keys wins", () => {
+    const decision = loginThrottleDecision(
+      [
+        { failures: 10, oldestMs: now - 600_000 },
+        { failures: 11, oldestMs: now - 60_000 },
+        { failures: 3, oldestMs: now },
+      ],
+      now,
+    )
+    expect(decision).toEqual({ blocked: true, retryAfterSeconds: 840 })
+  })
+})
+
+describe("stream-token secret (spec Authentication 4; contract: base64url of at least 32 bytes)", () => {
+  it("a 64-byte base64url secret round-trips", () => {
+    const bytes = new Uint8Array(64).map((_, i) => i * 3)
+    const decoded = decodeStreamSecret(encodeStreamSecret(bytes))
+    expect(Either.getOrThrow(decoded)).toEqual(bytes)
+  })
+
+  it("fewer than 32 bytes, standard-base64 characters or garbage are rejected with a reason", () => {
+    const short = decodeStreamSecret(encodeStreamSecret(new Uint8Array(31)))
+    expect(Either.isLeft(short) && short.left).toContain("31 bytes")
+    expect(Either.isLeft(decodeStreamSecret("abc+/def".repeat(8)))).toBe(true)
+    expect(Either.isLeft(decodeStreamSecret("not a secret!"))).toBe(true)
+    expect(Either.isLeft(decodeStreamSecret(""))).toBe(true)
+  })
+})
+
+describe("account payloads", () => {
+  it("usernames are trimmed and may not contain whitespace; passwords are 8 to 256 characters", () => {
+    const decode = Schema.decodeUnknownEither(RegisterRequest)
+    expect(Either.getOrThrow(decode({ username: "  ada ", password: "12345678" })).username).toBe("ada")
+    expect(Either.isLeft(decode({ username: "a d", password: "12345678" }))).toBe(true)
+    expect(Either.isLeft(decode({ username: "", password: "12345678" }))).toBe(true)
+    expect(Either.isLeft(decode({ username: "ada", password: "1234567" }))).toBe(true)
+    expect(Either.isRight(decode({ username: "ada", password: "x".repeat(256) }))).toBe(true)
+    expect(Either.isLeft(decode({ username: "ada", password: "x".repeat(257) }))).toBe(true)
+  })
+
+  it("an empty or blank profile field decodes to null (clear); absent stays absent", () => {
+    const decode = Schema.decodeUnknownSync(UpdateProfileRequest)
+    expect(decode({ display_name: "", email: "   " })).toEqual({ display_name: null, email: null })
+    expect(decode({ display_name: " Ada " })).toEqual({ display_name: "Ada" })
+    expect(decode({})).toEqual({})
+    expect(() => decode({ email: "nope" })).toThrow(/email/)
+  })
+})

@@ -1,0 +1,152 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { cookieJar, makeCookieJar, makeTonearmClient } from "@tonearm/client-sdk"
+import { Effect } from "effect"
+import { createAndLogIn, logIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
+import { serverUrl, TestServerLive } from "../support/TestServer.js"
+
+const postLogin = (base: string, body: unknown, headers: Record<string, string> = {}) =>
+  Effect.promise(async () => {
+    const response = await fetch(`${base}/api/auth/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json", ...headers },
+      body: JSON.stringify(body),
+    })
+    return {
+      status: response.status,
+      retryAfter: response.headers.get("retry-after"),
+      body: (await response.json()) as { error?: { code: string }; token?: string },
+    }
+  })
+
+layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
+  it.effect("login answers the login user view and a token, and sets the session cookie", () =>
+    Effect.gen(function* () {
+      yield* signUpFirstAdmin("admin")
+      const anonymous = yield* makeTonearmClient()
+      const [result, response] = yield* anonymous.auth.login({
+        payload: { username: "ADMIN", password: PASSWORD },
+        withResponse: true,
+      })
+      expect(Object.keys(result.user).sort()).toEqual(["id", "is_admin", "username"])
+      expect(result.user).toMatchObject({ username: "admin", is_admin: true })
+      expect(response.headers["set-cookie"]).toMatch(
+        new RegExp(`^tonearm_session=${result.token}; Max-Age=2592000; Path=/; HttpOnly; SameSite=Lax$`),
+      )
+    }),
+  )
+
+  it.effect("the session cookie alone authenticates, like the bearer token", () =>
+    Effect.gen(function* () {
+      const jar = yield* makeCookieJar
+      const browser = yield* makeTonearmClient({ credentials: cookieJar(jar) })
+      yield* browser.auth.login({ payload: { username: "admin", password: PASSWORD } })
+      expect((yield* browser.me.get()).username).toBe("admin")
+      yield* browser.auth.logout()
+      expect((yield* browser.me.get().pipe(Effect.flip))._tag).toBe("Unauthenticated")
+    }),
+  )
+
+  it.effect("the cookie is Secure when the client reached the server over HTTPS", () =>
+    Effect.gen(function* () {
+      const anonymous = yield* makeTonearmClient({ headers: { "x-forwarded-proto": "https" } })
+      const [, response] = yield* anonymous.auth.login({
+        payload: { username: "admin", password: PASSWORD },
+        withResponse: true,
+      })
+      expect(response.headers["set-cookie"]).toMatch(/; Secure/)
+    }),
+  )
+
+  it.effect("an unknown user and a wrong password get the same 401 invalid_credentials", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const wrong = yield* postLogin(base, { username: "admin", password: "not the password" })
+      const unknown = yield* postLogin(base, { username: "nobody-here", password: "not the password" })
+      expect(wrong).toEqual(unknown)
+      expect(wrong.status).toBe(401)
+      expect(wrong.body.error?.code).toBe("invalid_credentials")
+    }),
+  )
+
+  it.effect("an unknown user costs the same password work as a wrong password (no timing oracle)", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const time = (username: string) =>
+        Effect.gen(function* () {
+          const started = performance.now()
+          yield* postLogin(base, { username, password: "wrong password" }, { "x-forwarded-for": `10.9.${username.length}.1` })
+          return performance.now() - started
+        })
+      const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
+      const known: Array<number> = []
+      const unknown: Array<number> = []
+      for (let i = 0; i < 5; i++) {
+        known.push(yield* time("admin"))
+        unknown.push(yield* time(`ghost${i}`))
+      }
+      // Both run one scrypt (~tens of ms); without the decoy hash the unknown name would answer in ~1 ms.
+      expect(median(unknown)).toBeGreaterThan(median(known) * 0.5)
+    }),
+  )
+
+  it.effect("10 failed logins in 15 minutes for one username answer 429 rate_limited with Retry-After", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const admin = yield* signUpFirstAdmin().pipe(Effect.orElse(() => Effect.succeed(undefined)))
+      expect(admin).toBeUndefined()
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      for (let i = 0; i < 10; i++) {
+        // A different address each time: only the username key counts up.
+        const attempt = yield* postLogin(base, { username: "admin", password: "bad" }, { "x-forwarded-for": `10.0.0.${i}` })
+        expect(attempt.status).toBe(401)
+      }
+      const blocked = yield* postLogin(base, { username: "Admin", password: PASSWORD }, { "x-forwarded-for": "10.0.1.1" })
+      expect(blocked.status).toBe(429)
+      expect(blocked.body.error?.code).toBe("rate_limited")
+      const retryAfter = Number(blocked.retryAfter)
+      expect(retryAfter).toBeGreaterThan(0)
+      expect(retryAfter).toBeLessThanOrEqual(15 * 60)
+      // Failures age out after the window.
+      yield* sql`UPDATE login_failures SET failed_at = failed_at - interval '15 minutes 1 second'`
+      const after = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.0.1.1" })
+      expect(after.status).toBe(200)
+    }),
+  )
+
+  it.effect("10 failed logins from one client address answer 429, whatever the username", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      for (let i = 0; i < 10; i++) {
+        const attempt = yield* postLogin(base, { username: `user${i}`, password: "bad" }, { "x-forwarded-for": "10.1.1.1" })
+        expect(attempt.status).toBe(401)
+      }
+      const blocked = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.1.1.1" })
+      expect(blocked.status).toBe(429)
+      const elsewhere = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.1.1.2" })
+      expect(elsewhere.status).toBe(200)
+    }),
+  )
+
+  it.effect("a successful login clears its username's failures", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      const admin = yield* logIn("admin", PASSWORD, { "x-forwarded-for": "10.2.0.1" })
+      yield* createAndLogIn(admin.client, "carol")
+      for (let i = 0; i < 9; i++) {
+        yield* postLogin(base, { username: "carol", password: "bad" }, { "x-forwarded-for": `10.3.0.${i}` })
+      }
+      expect((yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.1.1" })).status).toBe(200)
+      for (let i = 0; i < 9; i++) {
+        yield* postLogin(base, { username: "carol", password: "bad" }, { "x-forwarded-for": `10.3.2.${i}` })
+      }
+      // 9 + 9 failures, but the success in between reset the username count.
+      expect((yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.3.1" })).status).toBe(200)
+    }),
+  )
+})

@@ -1,0 +1,94 @@
+import { SqlClient } from "@effect/sql"
+import { afterAll, expect, layer } from "@effect/vitest"
+import { makeTonearmClient } from "@tonearm/client-sdk"
+import { Effect, Option } from "effect"
+import { logIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
+import { startFakeHttpService } from "../support/fakeHttp.js"
+import { TestServerLive } from "../support/TestServer.js"
+
+const mailbox = await startFakeHttpService()
+afterAll(() => mailbox.close())
+
+/** The reset token of the last mail the fake mailer received, waiting for the background delivery. */
+const lastResetToken = (count: number) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 100 && mailbox.requests.length < count; i++) yield* Effect.sleep("20 millis")
+    const mail = JSON.parse(mailbox.requests.at(-1)!.body) as { to: string; subject: string; text: string }
+    const token = /reset-password\/([A-Za-z0-9_-]+)/.exec(mail.text)?.[1]
+    return { mail, token: token! }
+  })
+
+layer(TestServerLive({ mailWebhookUrl: Option.some(`${mailbox.url}/mail`) }), { excludeTestServices: true })(
+  "password reset",
+  (it) => {
+    it.effect("forgot-password answers 202 for unknown accounts too, and sends nothing", () =>
+      Effect.gen(function* () {
+        const admin = yield* signUpFirstAdmin("admin")
+        yield* admin.client.me.updateProfile({ payload: { email: "admin@example.org" } })
+        const anonymous = yield* makeTonearmClient()
+        const [, response] = yield* anonymous.auth.forgotPassword({
+          payload: { username_or_email: "nobody@example.org" },
+          withResponse: true,
+        })
+        expect(response.status).toBe(202)
+        yield* Effect.sleep("200 millis")
+        expect(mailbox.requests).toHaveLength(0)
+      }),
+    )
+
+    it.effect("the reset link is delivered by the configured mailer, by username or by email", () =>
+      Effect.gen(function* () {
+        const anonymous = yield* makeTonearmClient()
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "ADMIN@example.org" } })
+        const { mail, token } = yield* lastResetToken(1)
+        expect(mail.to).toBe("admin@example.org")
+        expect(mail.text).toContain(`http://tonearm.test/reset-password/${token}`)
+        expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/)
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "admin" } })
+        expect((yield* lastResetToken(2)).mail.to).toBe("admin@example.org")
+        const sql = yield* SqlClient.SqlClient
+        const stored = yield* sql<{ row: string }>`SELECT row_to_json(p)::text AS row FROM password_resets p`
+        for (const { row } of stored) expect(row).not.toContain(token)
+      }),
+    )
+
+    it.effect("reset-password sets the new password, revokes every session, and the token works once", () =>
+      Effect.gen(function* () {
+        const session = yield* logIn("admin")
+        const { token } = yield* lastResetToken(2)
+        const anonymous = yield* makeTonearmClient()
+        const [, response] = yield* anonymous.auth.resetPassword({
+          payload: { token, password: "brand new secret" },
+          withResponse: true,
+        })
+        expect(response.status).toBe(204)
+        expect((yield* session.client.me.get().pipe(Effect.flip))._tag).toBe("Unauthenticated")
+        expect((yield* logIn("admin", PASSWORD).pipe(Effect.flip))._tag).toBe("InvalidCredentials")
+        expect((yield* logIn("admin", "brand new secret")).user.username).toBe("admin")
+        const again = yield* anonymous.auth
+          .resetPassword({ payload: { token, password: "another secret" } })
+          .pipe(Effect.flip)
+        expect(again._tag).toBe("InvalidToken")
+      }),
+    )
+
+    it.effect("an expired or unknown reset token is 400 invalid_token and changes nothing", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const anonymous = yield* makeTonearmClient()
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "admin" } })
+        const { token } = yield* lastResetToken(3)
+        yield* sql`UPDATE password_resets SET expires_at = now() - interval '1 second' WHERE used_at IS NULL`
+        const expired = yield* anonymous.auth
+          .resetPassword({ payload: { token, password: "too late now" } })
+          .pipe(Effect.flip)
+        expect(expired._tag).toBe("InvalidToken")
+        const unknown = yield* anonymous.auth
+          .resetPassword({ payload: { token: "made-up-token", password: "too late now" } })
+          .pipe(Effect.flip)
+        expect(unknown._tag).toBe("InvalidToken")
+        expect((yield* logIn("admin", "brand new secret")).user.username).toBe("admin")
+      }),
+    )
+  },
+)
