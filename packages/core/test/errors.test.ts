@@ -57,13 +57,22 @@ describe("error envelope (contract Errors)", () => {
   })
 
   it("an envelope with another code does not decode as this class", () => {
-    expect(() => Schema.decodeUnknownSync(envelopeOf(NotFound))({ error: { code: "forbidden", message: "x" } })).toThrow()
+    expect(() =>
+      Schema.decodeUnknownSync(envelopeOf(NotFound))({ error: { code: "forbidden", message: "x" } }),
+    ).toThrow()
   })
 
   it("a rate-limit error carries its Retry-After seconds outside the body", () => {
     const error = new RateLimited({ message: "slow down", retry_after_seconds: 42 })
-    expect(apiErrorInfo(error)).toEqual({ code: "rate_limited", status: 429, message: "slow down", retryAfterSeconds: 42 })
-    expect(Schema.encodeSync(envelopeOf(RateLimited))(error)).toEqual({ error: { code: "rate_limited", message: "slow down" } })
+    expect(apiErrorInfo(error)).toEqual({
+      code: "rate_limited",
+      status: 429,
+      message: "slow down",
+      retryAfterSeconds: 42,
+    })
+    expect(Schema.encodeSync(envelopeOf(RateLimited))(error)).toEqual({
+      error: { code: "rate_limited", message: "slow down" },
+    })
   })
 
   it("values that are not API errors have no envelope info", () => {

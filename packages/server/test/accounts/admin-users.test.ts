@@ -8,7 +8,9 @@ layer(TestServerLive(), { excludeTestServices: true })("admin user management", 
   it.effect("admins list users with the profile view plus timezone, debug_mode_enabled and created_at", () =>
     Effect.gen(function* () {
       const admin = yield* signUpFirstAdmin("admin")
-      yield* admin.client.adminUsers.create({ payload: { username: "dj", password: PASSWORD, email: "dj@example.org" } })
+      yield* admin.client.adminUsers.create({
+        payload: { username: "dj", password: PASSWORD, email: "dj@example.org" },
+      })
       const rows = yield* admin.client.adminUsers.list()
       expect(rows.map((row) => row.username)).toEqual(["admin", "dj"])
       const dj = rows.find((row) => row.username === "dj")!
@@ -38,7 +40,10 @@ layer(TestServerLive(), { excludeTestServices: true })("admin user management", 
     Effect.gen(function* () {
       const admin = yield* logIn("admin")
       const dj = yield* logIn("dj")
-      const result = yield* admin.client.adminUsers.setDebugMode({ path: { id: dj.user.id }, payload: { enabled: true } })
+      const result = yield* admin.client.adminUsers.setDebugMode({
+        path: { id: dj.user.id },
+        payload: { enabled: true },
+      })
       expect(result).toEqual({ id: dj.user.id, debug_mode_enabled: true })
       expect((yield* dj.client.me.get()).debug_mode_enabled).toBe(true)
       yield* admin.client.adminUsers.setDebugMode({ path: { id: dj.user.id }, payload: { enabled: false } })

@@ -75,7 +75,11 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
       const time = (username: string) =>
         Effect.gen(function* () {
           const started = performance.now()
-          yield* postLogin(base, { username, password: "wrong password" }, { "x-forwarded-for": `10.9.${username.length}.1` })
+          yield* postLogin(
+            base,
+            { username, password: "wrong password" },
+            { "x-forwarded-for": `10.9.${username.length}.1` },
+          )
           return performance.now() - started
         })
       const median = (values: Array<number>) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!
@@ -99,10 +103,18 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
       yield* sql`DELETE FROM login_failures`
       for (let i = 0; i < 10; i++) {
         // A different address each time: only the username key counts up.
-        const attempt = yield* postLogin(base, { username: "admin", password: "bad" }, { "x-forwarded-for": `10.0.0.${i}` })
+        const attempt = yield* postLogin(
+          base,
+          { username: "admin", password: "bad" },
+          { "x-forwarded-for": `10.0.0.${i}` },
+        )
         expect(attempt.status).toBe(401)
       }
-      const blocked = yield* postLogin(base, { username: "Admin", password: PASSWORD }, { "x-forwarded-for": "10.0.1.1" })
+      const blocked = yield* postLogin(
+        base,
+        { username: "Admin", password: PASSWORD },
+        { "x-forwarded-for": "10.0.1.1" },
+      )
       expect(blocked.status).toBe(429)
       expect(blocked.body.error?.code).toBe("rate_limited")
       const retryAfter = Number(blocked.retryAfter)
@@ -121,12 +133,24 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
       const sql = yield* SqlClient.SqlClient
       yield* sql`DELETE FROM login_failures`
       for (let i = 0; i < 10; i++) {
-        const attempt = yield* postLogin(base, { username: `user${i}`, password: "bad" }, { "x-forwarded-for": "10.1.1.1" })
+        const attempt = yield* postLogin(
+          base,
+          { username: `user${i}`, password: "bad" },
+          { "x-forwarded-for": "10.1.1.1" },
+        )
         expect(attempt.status).toBe(401)
       }
-      const blocked = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.1.1.1" })
+      const blocked = yield* postLogin(
+        base,
+        { username: "admin", password: PASSWORD },
+        { "x-forwarded-for": "10.1.1.1" },
+      )
       expect(blocked.status).toBe(429)
-      const elsewhere = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.1.1.2" })
+      const elsewhere = yield* postLogin(
+        base,
+        { username: "admin", password: PASSWORD },
+        { "x-forwarded-for": "10.1.1.2" },
+      )
       expect(elsewhere.status).toBe(200)
     }),
   )
@@ -141,12 +165,16 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
       for (let i = 0; i < 9; i++) {
         yield* postLogin(base, { username: "carol", password: "bad" }, { "x-forwarded-for": `10.3.0.${i}` })
       }
-      expect((yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.1.1" })).status).toBe(200)
+      expect(
+        (yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.1.1" })).status,
+      ).toBe(200)
       for (let i = 0; i < 9; i++) {
         yield* postLogin(base, { username: "carol", password: "bad" }, { "x-forwarded-for": `10.3.2.${i}` })
       }
       // 9 + 9 failures, but the success in between reset the username count.
-      expect((yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.3.1" })).status).toBe(200)
+      expect(
+        (yield* postLogin(base, { username: "carol", password: PASSWORD }, { "x-forwarded-for": "10.3.3.1" })).status,
+      ).toBe(200)
     }),
   )
 })

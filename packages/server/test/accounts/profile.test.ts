@@ -28,7 +28,12 @@ layer(TestServerLive(), { excludeTestServices: true })("me, profile, time zone, 
       const profile = yield* admin.client.me.updateProfile({
         payload: { display_name: "  The Admin ", email: "admin@example.org" },
       })
-      expect(profile).toMatchObject({ username: "admin", display_name: "The Admin", email: "admin@example.org", is_admin: true })
+      expect(profile).toMatchObject({
+        username: "admin",
+        display_name: "The Admin",
+        email: "admin@example.org",
+        is_admin: true,
+      })
       expect(Object.keys(profile).sort()).toEqual(["display_name", "email", "id", "is_admin", "username"])
       // An absent field is left as it is.
       const partial = yield* admin.client.me.updateProfile({ payload: { display_name: "Admin" } })
@@ -45,7 +50,9 @@ layer(TestServerLive(), { excludeTestServices: true })("me, profile, time zone, 
       expect(yield* admin.client.me.get()).toMatchObject({ display_name: null, email: null })
       // The typed client says the same with null.
       yield* admin.client.me.updateProfile({ payload: { display_name: "Admin" } })
-      expect(yield* admin.client.me.updateProfile({ payload: { display_name: null } })).toMatchObject({ display_name: null })
+      expect(yield* admin.client.me.updateProfile({ payload: { display_name: null } })).toMatchObject({
+        display_name: null,
+      })
     }),
   )
 
@@ -107,7 +114,9 @@ layer(TestServerLive(), { excludeTestServices: true })("me, profile, time zone, 
       )
       expect(short.status).toBe(400)
       expect((short.json as { error: { message: string } }).error.message).toContain("new_password")
-      yield* current.client.me.changePassword({ payload: { current_password: PASSWORD, new_password: "a new password" } })
+      yield* current.client.me.changePassword({
+        payload: { current_password: PASSWORD, new_password: "a new password" },
+      })
       expect((yield* current.client.me.get()).username).toBe("other")
       expect((yield* elsewhere.client.me.get().pipe(Effect.flip))._tag).toBe("Unauthenticated")
       expect((yield* logIn("other").pipe(Effect.flip))._tag).toBe("InvalidCredentials")

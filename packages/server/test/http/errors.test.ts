@@ -105,7 +105,9 @@ layer(TestServerLive(), { excludeTestServices: true })("error envelope and bad i
   it.effect("the typed client decodes the envelope back into the contract's tagged errors", () =>
     Effect.gen(function* () {
       const admin = yield* logIn("admin")
-      const error = yield* admin.client.me.deleteSession({ path: { id: SessionId.make(crypto.randomUUID()) } }).pipe(Effect.flip)
+      const error = yield* admin.client.me
+        .deleteSession({ path: { id: SessionId.make(crypto.randomUUID()) } })
+        .pipe(Effect.flip)
       expect(error).toBeInstanceOf(NotFound)
       expect(error).toMatchObject({ _tag: "NotFound", message: "no such session" })
       const anonymous = yield* makeTonearmClient({ credentials: bearer("forged") })
@@ -143,7 +145,9 @@ layer(TestServerLive(), { excludeTestServices: true })("error envelope and bad i
         () =>
           new Promise<string>((resolve, reject) => {
             const socket = net.connect(Number(base.port), base.hostname, () => {
-              socket.write("POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}")
+              socket.write(
+                "POST /api/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}",
+              )
               socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             })
             let data = ""
@@ -173,7 +177,13 @@ layer(TestServerLive(), { excludeTestServices: true })("error envelope and bad i
       expect(spec.status).toBe(200)
       const document = spec.json as { paths: Record<string, Record<string, unknown>> }
       expect(Object.keys(document.paths)).toEqual(
-        expect.arrayContaining(["/api/auth/login", "/api/me", "/api/me/sessions/{id}", "/api/admin/trusted-proxies", "/healthz"]),
+        expect.arrayContaining([
+          "/api/auth/login",
+          "/api/me",
+          "/api/me/sessions/{id}",
+          "/api/admin/trusted-proxies",
+          "/healthz",
+        ]),
       )
       expect(JSON.stringify(document.paths["/api/me"])).toContain("unauthenticated")
       const docs = yield* raw("GET", "/docs")

@@ -32,7 +32,12 @@ layer(TestServerLive(), { excludeTestServices: true })("trusted proxies", (it) =
     Effect.gen(function* () {
       const admin = yield* logIn("admin")
       const view = yield* (yield* adminVia(admin.token)).trustedProxies.get()
-      expect(view).toMatchObject({ hops: 1, resolved_address: "127.0.0.1", forwarded_chain: [], implied_proxy_count: 0 })
+      expect(view).toMatchObject({
+        hops: 1,
+        resolved_address: "127.0.0.1",
+        forwarded_chain: [],
+        implied_proxy_count: 0,
+      })
     }),
   )
 
@@ -83,9 +88,9 @@ layer(TestServerLive(), { excludeTestServices: true })("trusted proxies", (it) =
       yield* sql`UPDATE settings SET value = '"many"'::jsonb WHERE key = 'trusted_proxy_hops'`
       expect((yield* client.trustedProxies.get()).hops).toBe(1)
       yield* sql`ALTER TABLE settings RENAME TO settings_unreadable`
-      const view = yield* client.trustedProxies.get().pipe(
-        Effect.ensuring(sql`ALTER TABLE settings_unreadable RENAME TO settings`.pipe(Effect.orDie)),
-      )
+      const view = yield* client.trustedProxies
+        .get()
+        .pipe(Effect.ensuring(sql`ALTER TABLE settings_unreadable RENAME TO settings`.pipe(Effect.orDie)))
       expect(view).toMatchObject({ hops: 1, resolved_address: "203.0.113.77" })
     }),
   )

@@ -16,7 +16,11 @@ export interface RawResponse {
 export const raw = (
   method: string,
   path: string,
-  options: { readonly body?: string | Uint8Array; readonly headers?: Record<string, string>; readonly token?: string } = {},
+  options: {
+    readonly body?: string | Uint8Array
+    readonly headers?: Record<string, string>
+    readonly token?: string
+  } = {},
 ) =>
   Effect.gen(function* () {
     const base = yield* serverUrl
