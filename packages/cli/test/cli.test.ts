@@ -72,7 +72,7 @@ describe("tonearm CLI", () => {
       const { stdout } = await tonearm(args)
       expect(stdout).toMatch(pattern)
     }
-  })
+  }, 120_000)
 
   it("the root script runs the CLI: pnpm tonearm --version", async () => {
     const { stdout } = await run("pnpm", ["--silent", "tonearm", "--version"], { cwd: root, env: cleanEnv() })
@@ -148,5 +148,5 @@ describe("tonearm CLI", () => {
     expect(await exited).toBe(0)
     expect(output).toContain("embedded PostgreSQL stopped")
     expect(fs.existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false)
-  })
+  }, 180_000)
 })
