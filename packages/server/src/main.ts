@@ -10,6 +10,7 @@ import {
   AuthHttpLive,
   Mailer,
   MeHttpLive,
+  PasswordPagesLive,
   SessionsService,
 } from "./accounts/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
@@ -38,6 +39,7 @@ export const HttpAppLive = Layer.mergeAll(
   ErrorEnvelopeLive,
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   HttpApiSwagger.layer({ path: "/docs" }),
+  PasswordPagesLive,
 ).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(StreamSecretLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */

@@ -2,6 +2,7 @@ import { HttpApi, HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpSe
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { apiErrorInfo, errorBody, TonearmApi } from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
+import { PASSWORD_PAGE_ROUTES } from "../accounts/passwordPages.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 
 interface RouteShape {
@@ -9,10 +10,11 @@ interface RouteShape {
   readonly pattern: RegExp
 }
 
-/** Routes served next to the contract (OpenAPI, Swagger UI), for telling 404 from 405. */
+/** Routes served next to the contract (OpenAPI, Swagger UI, account pages), for telling 404 from 405. */
 const EXTRA_ROUTES: ReadonlyArray<{ method: string; path: string }> = [
   { method: "GET", path: "/openapi.json" },
   { method: "GET", path: "/docs" },
+  ...PASSWORD_PAGE_ROUTES,
 ]
 
 const toPattern = (path: string) =>

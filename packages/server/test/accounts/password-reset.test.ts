@@ -4,6 +4,7 @@ import { makeTonearmClient } from "@tonearm/client-sdk"
 import { Effect, Option } from "effect"
 import { logIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
 import { startFakeHttpService } from "../support/fakeHttp.js"
+import { raw } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 const mailbox = await startFakeHttpService()
@@ -88,6 +89,21 @@ layer(TestServerLive({ mailWebhookUrl: Option.some(`${mailbox.url}/mail`) }), { 
           .pipe(Effect.flip)
         expect(unknown._tag).toBe("InvalidToken")
         expect((yield* logIn("admin", "brand new secret")).user.username).toBe("admin")
+      }),
+    )
+
+    it.effect("the forgot-password and reset-password pages load without a session", () =>
+      Effect.gen(function* () {
+        const forgot = yield* raw("GET", "/forgot-password")
+        expect(forgot.status).toBe(200)
+        expect(forgot.headers.get("content-type")).toContain("text/html")
+        expect(forgot.text).toContain("/api/auth/forgot-password")
+        const hostile = '"><script>alert(1)</script>'
+        const reset = yield* raw("GET", `/reset-password/${encodeURIComponent(hostile)}`)
+        expect(reset.status).toBe(200)
+        expect(reset.text).toContain("/api/auth/reset-password")
+        expect(reset.text).not.toContain("alert(1)") // the token is read by the page's script, never echoed
+        expect(reset.headers.get("content-security-policy")).toContain("default-src 'none'")
       }),
     )
   },
