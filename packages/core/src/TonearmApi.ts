@@ -1,7 +1,9 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
+import { CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
 import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
+import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 
 /**
@@ -14,6 +16,11 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(MeApi)
   .add(AdminUsersApi)
   .add(TrustedProxiesApi)
+  .add(LibraryApi)
+  .add(CoversApi)
+  .add(ScanApi)
+  .add(StreamingApi)
+  .add(CastApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -90,6 +90,21 @@ export class WrongPassword extends coded(
   "wrong_password",
   400,
 ) {}
+export class ConflictingFilters extends coded(
+  Schema.TaggedError<ConflictingFilters>()("ConflictingFilters", Message),
+  "conflicting_filters",
+  400,
+) {}
+export class InvertedYearRange extends coded(
+  Schema.TaggedError<InvertedYearRange>()("InvertedYearRange", Message),
+  "inverted_year_range",
+  400,
+) {}
+export class InvalidTrackId extends coded(
+  Schema.TaggedError<InvalidTrackId>()("InvalidTrackId", Message),
+  "invalid_track_id",
+  400,
+) {}
 export class ServiceUnavailable extends coded(
   Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Message),
   "service_unavailable",
@@ -112,6 +127,9 @@ export type ApiError =
   | InvalidToken
   | WrongPassword
   | ServiceUnavailable
+  | ConflictingFilters
+  | InvertedYearRange
+  | InvalidTrackId
 
 const envelopes = new WeakMap<object, Schema.Schema.Any>()
 

@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger, HttpMiddleware, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { TonearmApi } from "@tonearm/core"
 import { Effect, Layer } from "effect"
@@ -11,13 +11,34 @@ import {
   Mailer,
   MeHttpLive,
   PasswordPagesLive,
+  RequestAuthenticator,
   SessionsService,
 } from "./accounts/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
+import { accessLog } from "./http/accessLog.js"
 import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import {
+  BootScanLive,
+  CoverService,
+  CoversHttpLive,
+  LibraryHttpLive,
+  LibraryService,
+  ParsePool,
+  ScanHttpLive,
+  Scanner,
+  ScanService,
+  TrackFiles,
+} from "./library/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
-import { StreamSecretLive } from "./streaming/StreamSecret.js"
+import {
+  CastHttpLive,
+  CastService,
+  StreamAuthenticationLive,
+  StreamingHttpLive,
+  StreamSecretLive,
+  StreamService,
+} from "./streaming/index.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 
 /** Domain services over an already-built database and config. */
@@ -25,22 +46,46 @@ export const ServicesLive = Layer.mergeAll(
   AccountsService.Default,
   SessionsService.Default,
   TrustedProxies.Default,
-).pipe(Layer.provide(Mailer.layer), Layer.provide(FetchHttpClient.layer))
+  RequestAuthenticator.Default,
+  LibraryService.Default,
+  CoverService.Default,
+  ScanService.Default,
+  Scanner.Default,
+  TrackFiles.Default,
+  StreamService.Default,
+  CastService.Default,
+).pipe(
+  Layer.provide(Mailer.layer),
+  Layer.provide(FetchHttpClient.layer),
+  Layer.provideMerge(ParsePool.layer()),
+  Layer.provideMerge(StreamSecretLive),
+)
 
 /** Every JSON route of the contract, its middleware and the services behind them. */
 export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
-  Layer.provide([SystemHttpLive, AuthHttpLive, MeHttpLive, AdminUsersHttpLive, TrustedProxiesHttpLive]),
-  Layer.provide(AuthenticationMiddlewareLive),
+  Layer.provide([
+    SystemHttpLive,
+    AuthHttpLive,
+    MeHttpLive,
+    AdminUsersHttpLive,
+    TrustedProxiesHttpLive,
+    LibraryHttpLive,
+    CoversHttpLive,
+    ScanHttpLive,
+    StreamingHttpLive,
+    CastHttpLive,
+  ]),
+  Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),
 )
 
-/** The contract plus what rides next to it: the error envelope, /openapi.json and /docs. */
+/** The contract plus what rides next to it: the error envelope, /openapi.json, /docs and the account pages. */
 export const HttpAppLive = Layer.mergeAll(
   ErrorEnvelopeLive,
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   HttpApiSwagger.layer({ path: "/docs" }),
   PasswordPagesLive,
-).pipe(Layer.provideMerge(ApiLive), Layer.provideMerge(StreamSecretLive))
+).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */
 const GRACE_MS = 10_000
@@ -59,8 +104,8 @@ const NodeServerLive = Layer.unwrapScoped(
   }),
 )
 
-/** The whole server over a config layer: database (embedded or external), migrations, HTTP. */
-export const ServerLive = HttpApiBuilder.serve(HttpMiddleware.logger).pipe(
+/** The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan. */
+export const ServerLive = Layer.mergeAll(HttpApiBuilder.serve(accessLog), BootScanLive).pipe(
   Layer.provide(HttpAppLive),
   HttpServer.withLogAddress,
   Layer.provide(NodeServerLive),

@@ -27,27 +27,37 @@ const credentialOf = (
 }
 
 /**
- * Reads the credential of the current request itself rather than trusting the per-scheme value: both
- * scheme handlers then agree, and an admin check can't be undone by falling through to the other scheme.
+ * Resolves the current request's credential (bearer token, else session cookie) to its session. The auth
+ * middlewares read the request themselves rather than trusting the per-scheme value: both scheme handlers
+ * then agree, and an admin check can't be undone by falling through to the other scheme.
  */
-const makeAuthenticate = Effect.gen(function* () {
-  const sessions = yield* SessionsService
-  const proxies = yield* TrustedProxies
-  return Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const credential = credentialOf(request)
-    if (credential === undefined) return Option.none()
-    const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
-    const found = yield* sessions.authenticate(credential.token, clientAddress)
-    if (Option.isSome(found) && found.value.cookieStale && credential.via === "cookie") {
-      yield* setSessionCookie(credential.token)
-    }
-    return Option.map(found, ({ sessionId, user }) => ({ sessionId, user }))
-  }).pipe(
-    // A storage failure is a 500, not a 401: surface it as a defect the error envelope logs.
-    Effect.catchTag("Internal", (error) => Effect.die(error)),
-  )
-})
+export class RequestAuthenticator extends Effect.Service<RequestAuthenticator>()(
+  "@tonearm/server/RequestAuthenticator",
+  {
+    effect: Effect.gen(function* () {
+      const sessions = yield* SessionsService
+      const proxies = yield* TrustedProxies
+      const authenticate = Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const credential = credentialOf(request)
+        if (credential === undefined) return Option.none()
+        const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
+        const found = yield* sessions.authenticate(credential.token, clientAddress)
+        if (Option.isSome(found) && found.value.cookieStale && credential.via === "cookie") {
+          yield* setSessionCookie(credential.token)
+        }
+        return Option.map(found, ({ sessionId, user }) => ({ sessionId, user }))
+      }).pipe(
+        // A storage failure is a 500, not a 401: surface it as a defect the error envelope logs.
+        Effect.catchTag("Internal", (error) => Effect.die(error)),
+      )
+      return { authenticate } as const
+    }),
+    dependencies: [SessionsService.Default, TrustedProxies.Default],
+  },
+) {}
+
+const makeAuthenticate = Effect.map(RequestAuthenticator, (authenticator) => authenticator.authenticate)
 
 const unauthenticated = new Unauthenticated({ message: "sign in first: no valid session cookie or bearer token" })
 

@@ -1,6 +1,6 @@
 export { AdminUsersHttpLive, AuthHttpLive, MeHttpLive } from "./AccountsHttp.js"
 export { AccountsService } from "./AccountsService.js"
-export { AuthenticationMiddlewareLive } from "./AuthenticationLive.js"
+export { AuthenticationMiddlewareLive, RequestAuthenticator } from "./AuthenticationLive.js"
 export { Mailer, type MailMessage } from "./Mailer.js"
 export { PasswordPagesLive } from "./passwordPages.js"
 export { SessionsService } from "./SessionsService.js"

@@ -33,3 +33,13 @@ export const isHttps = (request: HttpServerRequest.HttpServerRequest): boolean =
   const source = request.source as Partial<IncomingMessage> | undefined
   return (source?.socket as TLSSocket | undefined)?.encrypted === true
 }
+
+/** Scheme and host the client used (spec: X-Forwarded-Proto/Host when present, else TLS state and Host). */
+export const publicOrigin = (request: HttpServerRequest.HttpServerRequest): { scheme: string; host: string } => {
+  const first = (value: string | undefined) => value?.split(",")[0]?.trim() || undefined
+  const forwardedProto = first(request.headers["x-forwarded-proto"])?.toLowerCase()
+  const scheme =
+    forwardedProto === "https" || forwardedProto === "http" ? forwardedProto : isHttps(request) ? "https" : "http"
+  const host = first(request.headers["x-forwarded-host"]) ?? request.headers.host ?? "localhost"
+  return { scheme, host }
+}

@@ -1,0 +1,152 @@
+import { Schema } from "effect"
+import { AlbumId, ArtistId, TrackId } from "../ids.js"
+
+/** YYYY-MM-DD (contract: date-only fields). */
+export const DateOnly = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/))
+
+export class Artist extends Schema.Class<Artist>("Artist")({
+  id: ArtistId,
+  name: Schema.String,
+  sort_name: Schema.String,
+  mbid: Schema.NullOr(Schema.String),
+  album_count: Schema.Int,
+  track_count: Schema.Int,
+  cover_url: Schema.NullOr(Schema.String),
+  art_source: Schema.NullOr(Schema.String),
+}) {}
+
+/** An album reference: carried everywhere an album is listed. `year` is 0 when undated. */
+export const AlbumRefFields = {
+  id: AlbumId,
+  title: Schema.String,
+  artist_id: ArtistId,
+  artist_name: Schema.String,
+  year: Schema.Int,
+  release_date: Schema.NullOr(DateOnly),
+  track_count: Schema.Int,
+  duration_ms: Schema.Int,
+  cover_url: Schema.NullOr(Schema.String),
+  cover_art_source: Schema.NullOr(Schema.String),
+  mbid: Schema.NullOr(Schema.String),
+  added_at: Schema.DateTimeUtc,
+}
+export class AlbumRef extends Schema.Class<AlbumRef>("AlbumRef")(AlbumRefFields) {}
+
+export class Track extends Schema.Class<Track>("Track")({
+  id: TrackId,
+  title: Schema.String,
+  album_id: AlbumId,
+  album_title: Schema.String,
+  artist_id: ArtistId,
+  /** The track artist (an album's artist may be "Various Artists"). */
+  artist_name: Schema.String,
+  track_number: Schema.NullOr(Schema.Int),
+  disc_number: Schema.NullOr(Schema.Int),
+  duration_ms: Schema.Int,
+  /** The raw genre text, possibly several genres (see the genre rule). */
+  genre: Schema.NullOr(Schema.String),
+  file_format: Schema.String,
+  bitrate_kbps: Schema.NullOr(Schema.Int),
+  size_bytes: Schema.Int,
+  mbid: Schema.NullOr(Schema.String),
+  added_at: Schema.DateTimeUtc,
+}) {}
+
+/** Genres are derived at read time from the album's tracks with the genre rule; always an array. */
+export class AlbumDetail extends Schema.Class<AlbumDetail>("AlbumDetail")({
+  ...AlbumRefFields,
+  tracks: Schema.Array(Track),
+  genres: Schema.Array(Schema.String),
+}) {}
+
+export class ArtistDetail extends Schema.Class<ArtistDetail>("ArtistDetail")({
+  ...Artist.fields,
+  genres: Schema.Array(Schema.String),
+  /** Albums where this artist is the album artist, each with its track_count. */
+  albums: Schema.Array(AlbumRef),
+  /** Compilations and other artists' albums this artist has tracks on. */
+  appears_on: Schema.Array(AlbumRef),
+}) {}
+
+export class GenreRow extends Schema.Class<GenreRow>("GenreRow")({
+  genre: Schema.String,
+  track_count: Schema.Int,
+}) {}
+
+export class YearRow extends Schema.Class<YearRow>("YearRow")({
+  year: Schema.Int,
+  album_count: Schema.Int,
+}) {}
+
+export const AlbumSort = Schema.Literal("title", "year", "added", "artist")
+export type AlbumSort = typeof AlbumSort.Type
+
+/** Paging of GET /api/library/albums (contract): limit defaults to 50 and is clamped to 500. */
+export const ALBUM_PAGE_DEFAULT = 50
+export const ALBUM_PAGE_MAX = 500
+export const SHUFFLE_DEFAULT = 50
+export const SHUFFLE_MAX = 500
+export const SEARCH_DEFAULT = 20
+export const SEARCH_MAX = 100
+
+const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
+
+export const AlbumQuery = Schema.Struct({
+  genre: Schema.optional(Schema.String),
+  year_from: Schema.optional(IntFromQuery),
+  year_to: Schema.optional(IntFromQuery),
+  sort: Schema.optional(AlbumSort),
+  offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),
+  limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+})
+export type AlbumQuery = typeof AlbumQuery.Type
+
+export class AlbumPage extends Schema.Class<AlbumPage>("AlbumPage")({
+  items: Schema.Array(AlbumRef),
+  total: Schema.Int,
+  offset: Schema.Int,
+  limit: Schema.Int,
+}) {}
+
+export const LimitQuery = Schema.Struct({ limit: Schema.optional(IntFromQuery.pipe(Schema.positive())) })
+
+export class ShuffleResult extends Schema.Class<ShuffleResult>("ShuffleResult")({ tracks: Schema.Array(Track) }) {}
+
+export const SearchQuery = Schema.Struct({
+  q: Schema.String,
+  limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+})
+
+export class SearchResult extends Schema.Class<SearchResult>("SearchResult")({
+  artists: Schema.Array(Artist),
+  albums: Schema.Array(AlbumRef),
+  tracks: Schema.Array(Track),
+}) {}
+
+/** GET /api/home: the sections of the home screen. */
+export class Home extends Schema.Class<Home>("Home")({
+  recently_added: Schema.Array(AlbumRef),
+  rediscover_albums: Schema.Array(AlbumRef),
+  rediscover_artists: Schema.Array(Artist),
+  most_played: Schema.Array(AlbumRef),
+  last_played: Schema.Array(AlbumRef),
+  you_might_like_albums: Schema.Array(AlbumRef),
+  you_might_like_artists: Schema.Array(Artist),
+}) {}
+
+/** GET /api/home/index: the same sections, each a flat array of entity ids. */
+export class HomeIndex extends Schema.Class<HomeIndex>("HomeIndex")({
+  recently_added: Schema.Array(Schema.String),
+  rediscover_albums: Schema.Array(Schema.String),
+  rediscover_artists: Schema.Array(Schema.String),
+  most_played: Schema.Array(Schema.String),
+  last_played: Schema.Array(Schema.String),
+  you_might_like_albums: Schema.Array(Schema.String),
+  you_might_like_artists: Schema.Array(Schema.String),
+}) {}
+
+export const HOME_RECENTLY_ADDED = 20
+
+export const CoverQuery = Schema.Struct({
+  size: Schema.optional(IntFromQuery.pipe(Schema.between(16, 2048))),
+})

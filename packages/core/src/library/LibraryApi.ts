@@ -1,0 +1,86 @@
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
+import { Schema } from "effect"
+import { ConflictingFilters, envelopeOf, InvertedYearRange, NotFound } from "../errors.js"
+import { AdminAuthentication, Authentication } from "../http/Authentication.js"
+import { AlbumId, ArtistId } from "../ids.js"
+import {
+  AlbumDetail,
+  AlbumPage,
+  AlbumQuery,
+  ArtistDetail,
+  CoverQuery,
+  GenreRow,
+  Home,
+  HomeIndex,
+  LimitQuery,
+  SearchQuery,
+  SearchResult,
+  ShuffleResult,
+  YearRow,
+} from "./Library.js"
+import { ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
+
+const albumId = HttpApiSchema.param("id", AlbumId)
+const artistId = HttpApiSchema.param("id", ArtistId)
+
+/** Browsing the indexed library. */
+export class LibraryApi extends HttpApiGroup.make("library")
+  .add(
+    HttpApiEndpoint.get("genres", "/api/library/genres")
+      .addSuccess(Schema.Array(GenreRow))
+      .annotate(OpenApi.Description, "Every genre of the genre rule with its track count; unpaged."),
+  )
+  .add(
+    HttpApiEndpoint.get("years", "/api/library/years")
+      .addSuccess(Schema.Array(YearRow))
+      .annotate(OpenApi.Description, "Release years with their album counts; undated albums have no bucket."),
+  )
+  .add(
+    HttpApiEndpoint.get("albums", "/api/library/albums")
+      .setUrlParams(AlbumQuery)
+      .addSuccess(AlbumPage)
+      .addError(envelopeOf(ConflictingFilters))
+      .addError(envelopeOf(InvertedYearRange))
+      .annotate(
+        OpenApi.Description,
+        "A page of albums, filtered by `genre` or by an inclusive `year_from`–`year_to` range (either edge may be open), never both.",
+      ),
+  )
+  .add(HttpApiEndpoint.get("shuffle", "/api/library/shuffle").setUrlParams(LimitQuery).addSuccess(ShuffleResult))
+  .add(HttpApiEndpoint.get("search", "/api/search").setUrlParams(SearchQuery).addSuccess(SearchResult))
+  .add(HttpApiEndpoint.get("album")`/api/albums/${albumId}`.addSuccess(AlbumDetail).addError(envelopeOf(NotFound)))
+  .add(HttpApiEndpoint.get("artist")`/api/artists/${artistId}`.addSuccess(ArtistDetail).addError(envelopeOf(NotFound)))
+  .add(HttpApiEndpoint.get("home", "/api/home").addSuccess(Home))
+  .add(HttpApiEndpoint.get("homeIndex", "/api/home/index").addSuccess(HomeIndex))
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Library") {}
+
+/** Album art: image bytes, resized on request, cached. */
+export class CoversApi extends HttpApiGroup.make("covers")
+  .add(
+    HttpApiEndpoint.get("albumCover")`/api/albums/${albumId}/cover`
+      .setUrlParams(CoverQuery)
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/*" }))
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "The album's cover (sidecar or embedded), optionally resized to `size` px. ETag/304; Cache-Control max-age=86400, must-revalidate.",
+      ),
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Covers") {}
+
+/** Library scans. */
+export class ScanApi extends HttpApiGroup.make("scan")
+  .add(
+    HttpApiEndpoint.post("start", "/api/admin/scan")
+      .setPayload(StartScanRequest)
+      .addSuccess(ScanStarted, { status: 202 })
+      .annotate(
+        OpenApi.Description,
+        "Starts an incremental scan (`full: true` re-reads every file). `started` is false when one is running.",
+      ),
+  )
+  .add(HttpApiEndpoint.get("status", "/api/admin/scan").addSuccess(ScanStatus))
+  .middleware(AdminAuthentication)
+  .annotate(OpenApi.Title, "Admin: library scan") {}

@@ -1,0 +1,48 @@
+import { Schema } from "effect"
+
+export const ScanState = Schema.Literal("idle", "running", "failed")
+export type ScanState = typeof ScanState.Type
+
+/** GET /api/admin/scan (contract): the current or last scan. */
+export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
+  state: ScanState,
+  started_at: Schema.NullOr(Schema.DateTimeUtc),
+  finished_at: Schema.NullOr(Schema.DateTimeUtc),
+  files_seen: Schema.Int,
+  added: Schema.Int,
+  updated: Schema.Int,
+  removed: Schema.Int,
+  errors: Schema.Int,
+}) {}
+
+export const StartScanRequest = Schema.Struct({ full: Schema.optional(Schema.Boolean) })
+
+export class ScanStarted extends Schema.Class<ScanStarted>("ScanStarted")({ started: Schema.Boolean }) {}
+
+/** Indexed file extensions (spec "What the service does" 1), matched in any letter case. */
+export const AUDIO_EXTENSIONS = [".mp3", ".m4a", ".flac", ".ogg", ".opus", ".aac", ".wav"] as const
+
+export const isAudioPath = (path: string): boolean => {
+  const lower = path.toLowerCase()
+  return AUDIO_EXTENSIONS.some((extension) => lower.endsWith(extension))
+}
+
+/** Sidecar cover names, in order of preference (contract "Library"). */
+const SIDECAR_BASENAMES = ["cover", "folder", "front"] as const
+const SIDECAR_EXTENSIONS = [".jpg", ".jpeg", ".png", ".webp"] as const
+
+/** The preferred sidecar image among a folder's file names, matched in any letter case. */
+export const pickSidecarCover = (fileNames: ReadonlyArray<string>): string | undefined => {
+  let best: { name: string; rank: number } | undefined
+  for (const name of fileNames) {
+    const lower = name.toLowerCase()
+    const dot = lower.lastIndexOf(".")
+    if (dot < 0) continue
+    const base = SIDECAR_BASENAMES.indexOf(lower.slice(0, dot) as (typeof SIDECAR_BASENAMES)[number])
+    const extension = SIDECAR_EXTENSIONS.indexOf(lower.slice(dot) as (typeof SIDECAR_EXTENSIONS)[number])
+    if (base < 0 || extension < 0) continue
+    const rank = base * SIDECAR_EXTENSIONS.length + extension
+    if (best === undefined || rank < best.rank || (rank === best.rank && name < best.name)) best = { name, rank }
+  }
+  return best?.name
+}

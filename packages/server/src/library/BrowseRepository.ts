@@ -1,0 +1,235 @@
+import { SqlClient } from "@effect/sql"
+import { AlbumId, type AlbumSort, ArtistId, TrackId } from "@tonearm/core"
+import { Effect, Schema } from "effect"
+import { decodeFirst, decodeRows } from "../db/rows.js"
+import { orInternal } from "../db/sqlErrors.js"
+
+export const AlbumRecord = Schema.Struct({
+  id: AlbumId,
+  title: Schema.String,
+  artist_id: ArtistId,
+  artist_name: Schema.String,
+  year: Schema.Number,
+  release_date: Schema.NullOr(Schema.String),
+  track_count: Schema.Number,
+  duration_ms: Schema.Number,
+  cover_art_source: Schema.NullOr(Schema.String),
+  mbid: Schema.NullOr(Schema.String),
+  added_at: Schema.DateTimeUtcFromDate,
+})
+export type AlbumRecord = typeof AlbumRecord.Type
+
+export const TrackRecord = Schema.Struct({
+  id: TrackId,
+  title: Schema.String,
+  album_id: AlbumId,
+  album_title: Schema.String,
+  artist_id: ArtistId,
+  artist_name: Schema.String,
+  track_number: Schema.NullOr(Schema.Number),
+  disc_number: Schema.NullOr(Schema.Number),
+  duration_ms: Schema.Number,
+  genre: Schema.NullOr(Schema.String),
+  file_format: Schema.String,
+  bitrate_kbps: Schema.NullOr(Schema.Number),
+  size_bytes: Schema.Number,
+  mbid: Schema.NullOr(Schema.String),
+  added_at: Schema.DateTimeUtcFromDate,
+})
+export type TrackRecord = typeof TrackRecord.Type
+
+export const ArtistRecord = Schema.Struct({
+  id: ArtistId,
+  name: Schema.String,
+  sort_name: Schema.String,
+  mbid: Schema.NullOr(Schema.String),
+  album_count: Schema.Number,
+  track_count: Schema.Number,
+  art_source: Schema.NullOr(Schema.String),
+})
+export type ArtistRecord = typeof ArtistRecord.Type
+
+const ALBUM_COLUMNS = `a.id, a.title, a.artist_id, ar.name AS artist_name, a.year,
+  to_char(a.release_date, 'YYYY-MM-DD') AS release_date, a.track_count, a.duration_ms::float8 AS duration_ms,
+  a.cover_art_source, a.mbid, a.added_at`
+const TRACK_COLUMNS = `t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, ar.name AS artist_name,
+  t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps,
+  t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at`
+const ARTIST_COLUMNS = "ar.id, ar.name, ar.sort_name, ar.mbid, ar.album_count, ar.track_count, ar.art_source"
+
+const ORDER: Record<AlbumSort, string> = {
+  title: "lower(a.title), a.title, a.id",
+  year: "a.year, lower(a.title), a.id",
+  added: "a.added_at DESC, a.id",
+  artist: "lower(ar.sort_name), a.year, lower(a.title), a.id",
+}
+
+/** `LIKE` pattern text with its wildcards escaped. */
+const likeEscape = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`)
+
+export interface AlbumFilter {
+  readonly genre?: string | undefined
+  readonly yearFrom?: number | undefined
+  readonly yearTo?: number | undefined
+}
+
+/** Read-side SQL of the library: what browsing, search and home show. */
+export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonearm/server/BrowseRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const albumColumns = sql.literal(ALBUM_COLUMNS)
+    const trackColumns = sql.literal(TRACK_COLUMNS)
+    const artistColumns = sql.literal(ARTIST_COLUMNS)
+    const trackFrom = sql.literal(
+      "tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id",
+    )
+
+    /** Genre index: the genre rule was applied once per track at scan time (track_genres). */
+    const genres = sql<{ genre: string; track_count: number }>`
+      SELECT genre, count(*)::int AS track_count FROM track_genres GROUP BY genre ORDER BY lower(genre), genre`.pipe(
+      orInternal("BrowseRepository.genres"),
+    )
+
+    /** Undated albums (year 0) have no bucket. */
+    const years = sql<{ year: number; album_count: number }>`
+      SELECT year, count(*)::int AS album_count FROM albums WHERE year > 0 GROUP BY year ORDER BY year DESC`.pipe(
+      orInternal("BrowseRepository.years"),
+    )
+
+    /** The same predicate serves the page and its total, so a listed genre always has a non-empty page. */
+    const albumWhere = (filter: AlbumFilter) => {
+      const clauses = [sql`TRUE`]
+      if (filter.genre !== undefined) {
+        clauses.push(sql`a.id IN (SELECT t.album_id FROM tracks t JOIN track_genres g ON g.track_id = t.id
+                                  WHERE g.genre = ${filter.genre})`)
+      }
+      if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`a.year > 0`)
+      if (filter.yearFrom !== undefined) clauses.push(sql`a.year >= ${filter.yearFrom}`)
+      if (filter.yearTo !== undefined) clauses.push(sql`a.year <= ${filter.yearTo}`)
+      return sql.and(clauses)
+    }
+
+    const albumPage = (filter: AlbumFilter, sort: AlbumSort, offset: number, limit: number) =>
+      Effect.gen(function* () {
+        const where = albumWhere(filter)
+        const [items, total] = yield* Effect.all(
+          [
+            sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+                WHERE ${where} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`.pipe(
+              Effect.flatMap(decodeRows(AlbumRecord)),
+            ),
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM albums a WHERE ${where}`.pipe(
+              Effect.map((rows) => rows[0]?.n ?? 0),
+            ),
+          ],
+          { concurrency: 2 },
+        )
+        return { items, total }
+      }).pipe(orInternal("BrowseRepository.albumPage"))
+
+    const album = (id: AlbumId) =>
+      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`.pipe(
+        Effect.flatMap(decodeFirst(AlbumRecord)),
+        orInternal("BrowseRepository.album"),
+      )
+
+    const albumTracks = (id: AlbumId) =>
+      sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE t.album_id = ${id}
+          ORDER BY t.disc_number NULLS FIRST, t.track_number NULLS LAST, lower(t.title), t.id`.pipe(
+        Effect.flatMap(decodeRows(TrackRecord)),
+        orInternal("BrowseRepository.albumTracks"),
+      )
+
+    /** The distinct genres of an album's tracks (chips); fails rather than degrade, the service decides. */
+    const albumGenres = (id: AlbumId) =>
+      sql<{ genre: string }>`
+        SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
+        WHERE t.album_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
+
+    const artist = (id: ArtistId) =>
+      sql`SELECT ${artistColumns} FROM artists ar WHERE ar.id = ${id}`.pipe(
+        Effect.flatMap(decodeFirst(ArtistRecord)),
+        orInternal("BrowseRepository.artist"),
+      )
+
+    /** An artist's genres come from the tracks where they are the track artist. */
+    const artistGenres = (id: ArtistId) =>
+      sql<{ genre: string }>`
+        SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
+        WHERE t.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
+
+    const albumsBy = (id: ArtistId) =>
+      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          WHERE a.artist_id = ${id} ORDER BY a.year, lower(a.title), a.id`.pipe(
+        Effect.flatMap(decodeRows(AlbumRecord)),
+        orInternal("BrowseRepository.albumsBy"),
+      )
+
+    /** Albums of other album artists (compilations first of all) that hold tracks by this artist. */
+    const appearsOn = (id: ArtistId) =>
+      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          WHERE a.artist_id <> ${id} AND EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id AND t.artist_id = ${id})
+          ORDER BY a.year, lower(a.title), a.id`.pipe(
+        Effect.flatMap(decodeRows(AlbumRecord)),
+        orInternal("BrowseRepository.appearsOn"),
+      )
+
+    /** Word-prefix match on accent-free lower-case keys. */
+    const search = (key: string, limit: number) =>
+      Effect.gen(function* () {
+        const prefix = `${likeEscape(key)}%`
+        const inner = `% ${likeEscape(key)}%`
+        const [artists, albums, tracks] = yield* Effect.all(
+          [
+            sql`SELECT ${artistColumns} FROM artists ar
+                WHERE ar.search_key LIKE ${prefix} OR ar.search_key LIKE ${inner}
+                ORDER BY (ar.search_key LIKE ${prefix}) DESC, ar.track_count DESC, lower(ar.name) LIMIT ${limit}`.pipe(
+              Effect.flatMap(decodeRows(ArtistRecord)),
+            ),
+            sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+                WHERE a.search_key LIKE ${prefix} OR a.search_key LIKE ${inner}
+                ORDER BY (a.search_key LIKE ${prefix}) DESC, lower(a.title), a.year LIMIT ${limit}`.pipe(
+              Effect.flatMap(decodeRows(AlbumRecord)),
+            ),
+            sql`SELECT ${trackColumns} FROM ${trackFrom}
+                WHERE t.search_key LIKE ${prefix} OR t.search_key LIKE ${inner}
+                ORDER BY (t.search_key LIKE ${prefix}) DESC, lower(t.title), t.id LIMIT ${limit}`.pipe(
+              Effect.flatMap(decodeRows(TrackRecord)),
+            ),
+          ],
+          { concurrency: 3 },
+        )
+        return { artists, albums, tracks }
+      }).pipe(orInternal("BrowseRepository.search"))
+
+    /** A seeded shuffle: the same seed gives the same order, so tests can pin it. */
+    const shuffle = (seed: string, limit: number) =>
+      sql`SELECT ${trackColumns} FROM ${trackFrom} ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(TrackRecord)),
+        orInternal("BrowseRepository.shuffle"),
+      )
+
+    const recentlyAdded = (limit: number) =>
+      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          ORDER BY a.added_at DESC, lower(a.title), a.id LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(AlbumRecord)),
+        orInternal("BrowseRepository.recentlyAdded"),
+      )
+
+    return {
+      genres,
+      years,
+      albumPage,
+      album,
+      albumTracks,
+      albumGenres,
+      artist,
+      artistGenres,
+      albumsBy,
+      appearsOn,
+      search,
+      shuffle,
+      recentlyAdded,
+    } as const
+  }),
+}) {}

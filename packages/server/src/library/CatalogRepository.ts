@@ -1,0 +1,272 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { orInternal } from "../db/sqlErrors.js"
+import type { CatalogRows } from "./catalogRows.js"
+
+export interface KnownFile {
+  readonly sizeBytes: number
+  readonly mtimeMs: number
+}
+
+export interface KnownFolder {
+  readonly sidecar: string | null
+  readonly sidecarMtimeMs: number | null
+}
+
+export interface FolderState {
+  readonly path: string
+  readonly sidecar: string | null
+  readonly sidecarMtimeMs: number | null
+}
+
+export interface ScanErrorRow {
+  readonly path: string
+  readonly sizeBytes: number
+  readonly mtimeMs: number
+  readonly message: string
+}
+
+/** What one committed batch changed. */
+export interface BatchOutcome {
+  readonly inserted: number
+  readonly updatedPaths: ReadonlyArray<string>
+}
+
+const CHUNK = 5_000
+const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
+  const out: Array<ReadonlyArray<A>> = []
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
+  return out
+}
+
+/** The scanner's writes: batches of folders upserted in one transaction each, so a killed scan loses nothing committed. */
+export class CatalogRepository extends Effect.Service<CatalogRepository>()("@tonearm/server/CatalogRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const knownTracks = sql<{ path: string; size_bytes: string; mtime_ms: string }>`
+      SELECT path, size_bytes, mtime_ms FROM tracks`.pipe(
+      Effect.map(
+        (rows) =>
+          new Map(rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }])),
+      ),
+      orInternal("CatalogRepository.knownTracks"),
+    )
+
+    const knownErrors = sql<{ path: string; size_bytes: string; mtime_ms: string }>`
+      SELECT path, size_bytes, mtime_ms FROM scan_errors`.pipe(
+      Effect.map(
+        (rows) =>
+          new Map<string, KnownFile>(
+            rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }]),
+          ),
+      ),
+      orInternal("CatalogRepository.knownErrors"),
+    )
+
+    const knownFolders = sql<{ path: string; sidecar: string | null; sidecar_mtime_ms: string | null }>`
+      SELECT path, sidecar, sidecar_mtime_ms FROM library_folders`.pipe(
+      Effect.map(
+        (rows) =>
+          new Map<string, KnownFolder>(
+            rows.map((row) => [
+              row.path,
+              {
+                sidecar: row.sidecar,
+                sidecarMtimeMs: row.sidecar_mtime_ms === null ? null : Number(row.sidecar_mtime_ms),
+              },
+            ]),
+          ),
+      ),
+      orInternal("CatalogRepository.knownFolders"),
+    )
+
+    const writeBatch = (input: {
+      readonly rows: CatalogRows
+      readonly folders: ReadonlyArray<FolderState>
+      readonly errors: ReadonlyArray<ScanErrorRow>
+      readonly now: Date
+    }) =>
+      Effect.gen(function* () {
+        const { rows, now } = input
+        const artistIds = new Map<string, string>()
+        if (rows.artists.size > 0) {
+          const inserted = yield* sql<{ id: string; name_key: string }>`
+            INSERT INTO artists ${sql.insert(
+              [...rows.artists.values()].map((artist) => ({ ...artist, created_at: now, updated_at: now })),
+            )}
+            ON CONFLICT (name_key) DO UPDATE SET
+              mbid = COALESCE(EXCLUDED.mbid, artists.mbid), updated_at = EXCLUDED.updated_at
+            RETURNING id, name_key`
+          for (const row of inserted) artistIds.set(row.name_key, row.id)
+        }
+        const albumIds = new Map<string, string>()
+        if (rows.albums.size > 0) {
+          const inserted = yield* sql<{ id: string; album_key: string }>`
+            INSERT INTO albums ${sql.insert(
+              [...rows.albums.values()].map(({ artist_key, ...album }) => ({
+                ...album,
+                artist_id: artistIds.get(artist_key)!,
+                added_at: now,
+                updated_at: now,
+              })),
+            )}
+            ON CONFLICT (album_key) DO UPDATE SET
+              title = EXCLUDED.title,
+              artist_id = EXCLUDED.artist_id,
+              search_key = EXCLUDED.search_key,
+              release_date = EXCLUDED.release_date,
+              year = EXCLUDED.year,
+              mbid = COALESCE(EXCLUDED.mbid, albums.mbid),
+              compilation = EXCLUDED.compilation,
+              cover_art_source = COALESCE(EXCLUDED.cover_art_source, albums.cover_art_source),
+              cover_path = CASE WHEN EXCLUDED.cover_art_source IS NULL THEN albums.cover_path ELSE EXCLUDED.cover_path END,
+              updated_at = EXCLUDED.updated_at
+            RETURNING id, album_key`
+          for (const row of inserted) albumIds.set(row.album_key, row.id)
+        }
+        let insertedTracks = 0
+        const updatedPaths: Array<string> = []
+        if (rows.tracks.length > 0) {
+          const written = yield* sql<{ id: string; path: string; inserted: boolean }>`
+            INSERT INTO tracks ${sql.insert(
+              rows.tracks.map(({ genres: _genres, album_key, artist_key, ...track }) => ({
+                ...track,
+                album_id: albumIds.get(album_key)!,
+                artist_id: artistIds.get(artist_key)!,
+                added_at: now,
+                updated_at: now,
+              })),
+            )}
+            ON CONFLICT (path) DO UPDATE SET
+              directory = EXCLUDED.directory, size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms,
+              title = EXCLUDED.title, search_key = EXCLUDED.search_key, album_id = EXCLUDED.album_id,
+              artist_id = EXCLUDED.artist_id, track_number = EXCLUDED.track_number, disc_number = EXCLUDED.disc_number,
+              duration_ms = EXCLUDED.duration_ms, genre = EXCLUDED.genre, file_format = EXCLUDED.file_format,
+              bitrate_kbps = EXCLUDED.bitrate_kbps, mbid = EXCLUDED.mbid,
+              has_embedded_cover = EXCLUDED.has_embedded_cover, updated_at = EXCLUDED.updated_at
+            RETURNING id, path, (xmax = 0) AS inserted`
+          const idByPath = new Map<string, string>()
+          for (const row of written) {
+            idByPath.set(row.path, row.id)
+            if (row.inserted) insertedTracks++
+            else updatedPaths.push(row.path)
+          }
+          const ids = [...idByPath.values()]
+          yield* sql`DELETE FROM track_genres WHERE track_id = ANY(${ids}::uuid[])`
+          const genreRows = rows.tracks.flatMap((track) =>
+            track.genres.map((genre) => ({ track_id: idByPath.get(track.path)!, genre })),
+          )
+          if (genreRows.length > 0) yield* sql`INSERT INTO track_genres ${sql.insert(genreRows)} ON CONFLICT DO NOTHING`
+        }
+        if (input.folders.length > 0) {
+          yield* sql`
+            INSERT INTO library_folders ${sql.insert(
+              input.folders.map((folder) => ({
+                path: folder.path,
+                sidecar: folder.sidecar,
+                sidecar_mtime_ms: folder.sidecarMtimeMs,
+                scanned_at: now,
+              })),
+            )}
+            ON CONFLICT (path) DO UPDATE SET
+              sidecar = EXCLUDED.sidecar, sidecar_mtime_ms = EXCLUDED.sidecar_mtime_ms, scanned_at = EXCLUDED.scanned_at`
+        }
+        // Files that parse now are no longer errors; files that fail are (re)recorded with their size and mtime.
+        const okPaths = rows.tracks.map((track) => track.path)
+        if (okPaths.length > 0) yield* sql`DELETE FROM scan_errors WHERE path = ANY(${okPaths})`
+        if (input.errors.length > 0) {
+          yield* sql`
+            INSERT INTO scan_errors ${sql.insert(
+              input.errors.map((error) => ({
+                path: error.path,
+                size_bytes: error.sizeBytes,
+                mtime_ms: error.mtimeMs,
+                message: error.message.slice(0, 1000),
+                seen_at: now,
+              })),
+            )}
+            ON CONFLICT (path) DO UPDATE SET
+              size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms, message = EXCLUDED.message,
+              seen_at = EXCLUDED.seen_at`
+          // A file that turned corrupt is no longer a track.
+          yield* sql`DELETE FROM tracks WHERE path = ANY(${input.errors.map((error) => error.path)})`
+        }
+        return { inserted: insertedTracks, updatedPaths } satisfies BatchOutcome
+      }).pipe(sql.withTransaction, orInternal("CatalogRepository.writeBatch"))
+
+    /** Removes tracks whose files are gone; returns how many. */
+    const removeTracks = (paths: ReadonlyArray<string>) =>
+      Effect.forEach(chunks(paths), (chunk) =>
+        sql<{ id: string }>`DELETE FROM tracks WHERE path = ANY(${chunk as Array<string>}) RETURNING id`.pipe(
+          Effect.map((rows) => rows.length),
+        ),
+      ).pipe(
+        Effect.map((counts) => counts.reduce((sum, n) => sum + n, 0)),
+        orInternal("CatalogRepository.removeTracks"),
+      )
+
+    const forgetFolders = (paths: ReadonlyArray<string>) =>
+      Effect.forEach(
+        chunks(paths),
+        (chunk) => sql`DELETE FROM library_folders WHERE path = ANY(${chunk as Array<string>})`,
+        {
+          discard: true,
+        },
+      ).pipe(orInternal("CatalogRepository.forgetFolders"))
+
+    const forgetErrors = (paths: ReadonlyArray<string>) =>
+      Effect.forEach(
+        chunks(paths),
+        (chunk) => sql`DELETE FROM scan_errors WHERE path = ANY(${chunk as Array<string>})`,
+        {
+          discard: true,
+        },
+      ).pipe(orInternal("CatalogRepository.forgetErrors"))
+
+    /**
+     * After a scan that changed anything: drop albums and artists left empty, drop covers whose source is
+     * gone, and refresh the stored counts the browse queries read.
+     */
+    const tidy = Effect.gen(function* () {
+      yield* sql`DELETE FROM albums a WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id)`
+      yield* sql`
+        DELETE FROM artists ar
+        WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.artist_id = ar.id)
+          AND NOT EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id)`
+      yield* sql`
+        UPDATE albums SET cover_art_source = NULL, cover_path = NULL
+        WHERE (cover_art_source = 'embedded'
+               AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.path = albums.cover_path AND t.has_embedded_cover))
+           OR (cover_art_source = 'sidecar'
+               AND NOT EXISTS (SELECT 1 FROM library_folders f WHERE f.sidecar = albums.cover_path))`
+      // An album that lost its sidecar falls back to an embedded picture of its own tracks.
+      yield* sql`
+        UPDATE albums a SET cover_art_source = 'embedded', cover_path = pick.path
+        FROM (SELECT DISTINCT ON (album_id) album_id, path FROM tracks WHERE has_embedded_cover
+              ORDER BY album_id, disc_number NULLS FIRST, track_number NULLS FIRST, path) pick
+        WHERE a.id = pick.album_id AND a.cover_art_source IS NULL`
+      yield* sql`
+        UPDATE albums a SET track_count = s.n, duration_ms = s.ms
+        FROM (SELECT album_id, count(*)::int AS n, COALESCE(sum(duration_ms), 0)::bigint AS ms FROM tracks GROUP BY album_id) s
+        WHERE a.id = s.album_id AND (a.track_count <> s.n OR a.duration_ms <> s.ms)`
+      yield* sql`
+        UPDATE artists ar SET album_count = COALESCE(al.n, 0), track_count = COALESCE(tr.n, 0)
+        FROM artists base
+        LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM albums GROUP BY artist_id) al ON al.artist_id = base.id
+        LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM tracks GROUP BY artist_id) tr ON tr.artist_id = base.id
+        WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))`
+    }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
+
+    return {
+      knownTracks,
+      knownErrors,
+      knownFolders,
+      writeBatch,
+      removeTracks,
+      forgetFolders,
+      forgetErrors,
+      tidy,
+    } as const
+  }),
+}) {}

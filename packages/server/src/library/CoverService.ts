@@ -1,0 +1,124 @@
+import { createHash } from "node:crypto"
+import { promises as fs } from "node:fs"
+import * as path from "node:path"
+import { type AlbumId, NotFound } from "@tonearm/core"
+import { Effect, Option } from "effect"
+import { parseFile } from "music-metadata"
+import sharp from "sharp"
+import { TonearmConfig } from "../config/TonearmConfig.js"
+import { TrackFiles } from "./TrackFiles.js"
+
+export type CoverImage =
+  | { readonly _tag: "NotModified"; readonly etag: string }
+  | { readonly _tag: "Image"; readonly etag: string; readonly contentType: string; readonly bytes: Uint8Array }
+
+const CONTENT_TYPES: Record<string, string> = {
+  jpeg: "image/jpeg",
+  jpg: "image/jpeg",
+  png: "image/png",
+  webp: "image/webp",
+  gif: "image/gif",
+}
+
+const contentTypeOf = (bytes: Uint8Array, hint: string | undefined) => {
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return "image/jpeg"
+  if (bytes[0] === 0x89 && bytes[1] === 0x50) return "image/png"
+  if (bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return "image/webp"
+  return (hint && CONTENT_TYPES[hint.toLowerCase().replace(/^image\//, "")]) || "application/octet-stream"
+}
+
+/** `If-None-Match` may list several tags, or `*`. */
+const matches = (ifNoneMatch: string | undefined, etag: string) =>
+  ifNoneMatch !== undefined &&
+  ifNoneMatch.split(",").some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, "")
+    return tag === etag || tag === "*"
+  })
+
+/**
+ * Album covers from a sidecar image or a picture embedded in a track. Resized copies are made with sharp
+ * once and kept in `<data dir>/cache/covers`, keyed by the source file's identity, so a changed cover
+ * gets a new ETag and a new cached copy.
+ */
+export class CoverService extends Effect.Service<CoverService>()("@tonearm/server/CoverService", {
+  effect: Effect.gen(function* () {
+    const files = yield* TrackFiles
+    const { dataDir } = yield* TonearmConfig
+    const cacheDir = path.join(dataDir, "cache", "covers")
+
+    const sourceBytes = (file: { absolutePath: string; source: string }) =>
+      Effect.tryPromise(async () => {
+        if (file.source !== "embedded") {
+          const bytes = await fs.readFile(file.absolutePath)
+          return { bytes: new Uint8Array(bytes), hint: path.extname(file.absolutePath).slice(1) }
+        }
+        const { common } = await parseFile(file.absolutePath, { skipCovers: false, duration: false })
+        const picture =
+          common.picture?.find((candidate) => candidate.type?.toLowerCase().includes("front")) ?? common.picture?.[0]
+        if (picture === undefined) throw new Error("the embedded picture is gone")
+        return { bytes: new Uint8Array(picture.data), hint: picture.format }
+      })
+
+    const resized = (key: string, bytes: Uint8Array, size: number) =>
+      Effect.tryPromise(async () => {
+        const cached = path.join(cacheDir, `${key}.jpg`)
+        try {
+          return new Uint8Array(await fs.readFile(cached))
+        } catch {
+          const out = await sharp(bytes)
+            .rotate()
+            .resize(size, size, { fit: "inside", withoutEnlargement: true })
+            .flatten({ background: "#000000" })
+            .jpeg({ quality: 85, mozjpeg: true })
+            .toBuffer()
+          await fs.mkdir(cacheDir, { recursive: true })
+          const temporary = `${cached}.${process.pid}.${Date.now()}.tmp`
+          await fs.writeFile(temporary, out)
+          await fs.rename(temporary, cached)
+          return new Uint8Array(out)
+        }
+      })
+
+    const albumCover = Effect.fn("CoverService.albumCover")(function* (
+      id: AlbumId,
+      size: number | undefined,
+      ifNoneMatch: string | undefined,
+    ) {
+      const file = yield* files.coverFile(id)
+      if (Option.isNone(file)) return yield* new NotFound({ message: "this album has no cover" })
+      const { absolutePath, sizeBytes, mtimeMs, source } = file.value
+      const key = createHash("sha256")
+        .update(`${id}|${source}|${absolutePath}|${sizeBytes}|${mtimeMs}|${size ?? "original"}`)
+        .digest("base64url")
+        .slice(0, 32)
+      const etag = `"${key}"`
+      if (matches(ifNoneMatch, etag)) return { _tag: "NotModified", etag } satisfies CoverImage
+      const original = yield* sourceBytes(file.value).pipe(
+        Effect.catchAll((cause) =>
+          Effect.logWarning(`cover of album ${id} unreadable: ${cause}`).pipe(
+            Effect.zipRight(Effect.fail(new NotFound({ message: "this album's cover cannot be read" }))),
+          ),
+        ),
+      )
+      if (size === undefined) {
+        return {
+          _tag: "Image",
+          etag,
+          contentType: contentTypeOf(original.bytes, original.hint),
+          bytes: original.bytes,
+        } satisfies CoverImage
+      }
+      const bytes = yield* resized(key, original.bytes, size).pipe(
+        Effect.catchAll((cause) =>
+          Effect.logWarning(`cover of album ${id} could not be resized: ${cause}`).pipe(
+            Effect.zipRight(Effect.fail(new NotFound({ message: "this album's cover is not a readable image" }))),
+          ),
+        ),
+      )
+      return { _tag: "Image", etag, contentType: "image/jpeg", bytes } satisfies CoverImage
+    })
+
+    return { albumCover } as const
+  }),
+  dependencies: [TrackFiles.Default],
+}) {}

@@ -1,0 +1,157 @@
+import {
+  ALBUM_PAGE_DEFAULT,
+  ALBUM_PAGE_MAX,
+  AlbumDetail,
+  type AlbumId,
+  AlbumPage,
+  type AlbumQuery,
+  AlbumRef,
+  Artist,
+  ArtistDetail,
+  type ArtistId,
+  ConflictingFilters,
+  GenreRow,
+  HOME_RECENTLY_ADDED,
+  Home,
+  HomeIndex,
+  InvertedYearRange,
+  NotFound,
+  SEARCH_DEFAULT,
+  SEARCH_MAX,
+  SearchResult,
+  SHUFFLE_DEFAULT,
+  SHUFFLE_MAX,
+  ShuffleResult,
+  searchKeyOf,
+  Track,
+  YearRow,
+} from "@tonearm/core"
+import { Effect, Option, Random } from "effect"
+import { type AlbumRecord, type ArtistRecord, BrowseRepository, type TrackRecord } from "./BrowseRepository.js"
+
+/** Caps are clamps (contract): a larger limit is served at the maximum, not rejected. */
+export const clampLimit = (requested: number | undefined, fallback: number, max: number) =>
+  Math.min(max, Math.max(1, requested ?? fallback))
+
+export const coverUrlOf = (id: AlbumId, source: string | null) => (source === null ? null : `/api/albums/${id}/cover`)
+
+export const toAlbumRef = (row: AlbumRecord) =>
+  new AlbumRef({ ...row, cover_url: coverUrlOf(row.id, row.cover_art_source) })
+
+export const toTrack = (row: TrackRecord) => new Track(row)
+
+export const toArtist = (row: ArtistRecord) => new Artist({ ...row, cover_url: null })
+
+export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/server/LibraryService", {
+  effect: Effect.gen(function* () {
+    const browse = yield* BrowseRepository
+
+    const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row)))
+    const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row)))
+
+    /** Genre XOR a year range (either edge open); an inverted range is refused, never swapped. */
+    const albums = Effect.fn("LibraryService.albums")(function* (query: AlbumQuery) {
+      const genre = query.genre?.trim() === "" ? undefined : query.genre?.trim()
+      const ranged = query.year_from !== undefined || query.year_to !== undefined
+      if (genre !== undefined && ranged) {
+        return yield* new ConflictingFilters({ message: "filter by genre or by year range, not both" })
+      }
+      if (query.year_from !== undefined && query.year_to !== undefined && query.year_from > query.year_to) {
+        return yield* new InvertedYearRange({
+          message: `year_from (${query.year_from}) is after year_to (${query.year_to})`,
+        })
+      }
+      const offset = query.offset ?? 0
+      const limit = clampLimit(query.limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX)
+      const page = yield* browse.albumPage(
+        { genre, yearFrom: query.year_from, yearTo: query.year_to },
+        query.sort ?? "title",
+        offset,
+        limit,
+      )
+      return new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit })
+    })
+
+    /** Chips are derived at read time; a failed lookup is logged and answered as no genres. */
+    const chips = (lookup: Effect.Effect<ReadonlyArray<string>, unknown>, what: string) =>
+      lookup.pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.logError(`genre lookup for ${what} failed; answering no genres`, cause).pipe(Effect.as([])),
+        ),
+      )
+
+    const album = Effect.fn("LibraryService.album")(function* (id: AlbumId) {
+      const found = yield* browse.album(id)
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
+      const [tracks, albumGenres] = yield* Effect.all(
+        [browse.albumTracks(id), chips(browse.albumGenres(id), `album ${id}`)],
+        { concurrency: 2 },
+      )
+      return new AlbumDetail({ ...toAlbumRef(found.value), tracks: tracks.map(toTrack), genres: albumGenres })
+    })
+
+    const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId) {
+      const found = yield* browse.artist(id)
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
+      const [artistGenres, own, appearsOn] = yield* Effect.all(
+        [chips(browse.artistGenres(id), `artist ${id}`), browse.albumsBy(id), browse.appearsOn(id)],
+        { concurrency: 3 },
+      )
+      return new ArtistDetail({
+        ...toArtist(found.value),
+        genres: artistGenres,
+        albums: own.map(toAlbumRef),
+        appears_on: appearsOn.map(toAlbumRef),
+      })
+    })
+
+    const search = Effect.fn("LibraryService.search")(function* (q: string, limit: number | undefined) {
+      const key = searchKeyOf(q)
+      if (key === "") return new SearchResult({ artists: [], albums: [], tracks: [] })
+      const found = yield* browse.search(key, clampLimit(limit, SEARCH_DEFAULT, SEARCH_MAX))
+      return new SearchResult({
+        artists: found.artists.map(toArtist),
+        albums: found.albums.map(toAlbumRef),
+        tracks: found.tracks.map(toTrack),
+      })
+    })
+
+    /** Random tracks; the seed comes from Effect's Random so a test can fix it. */
+    const shuffle = Effect.fn("LibraryService.shuffle")(function* (limit: number | undefined) {
+      const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))
+      const tracks = yield* browse.shuffle(seed, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX))
+      return new ShuffleResult({ tracks: tracks.map(toTrack) })
+    })
+
+    /** Listening sections stay empty until listening data exists; recently added is filled from the library. */
+    const home = Effect.fn("LibraryService.home")(function* () {
+      const recent = yield* browse.recentlyAdded(HOME_RECENTLY_ADDED)
+      return new Home({
+        recently_added: recent.map(toAlbumRef),
+        rediscover_albums: [],
+        rediscover_artists: [],
+        most_played: [],
+        last_played: [],
+        you_might_like_albums: [],
+        you_might_like_artists: [],
+      })
+    })
+
+    const homeIndex = Effect.fn("LibraryService.homeIndex")(function* () {
+      const sections = yield* home()
+      const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
+      return new HomeIndex({
+        recently_added: ids(sections.recently_added),
+        rediscover_albums: ids(sections.rediscover_albums),
+        rediscover_artists: ids(sections.rediscover_artists),
+        most_played: ids(sections.most_played),
+        last_played: ids(sections.last_played),
+        you_might_like_albums: ids(sections.you_might_like_albums),
+        you_might_like_artists: ids(sections.you_might_like_artists),
+      })
+    })
+
+    return { genres, years, albums, album, artist, search, shuffle, home, homeIndex } as const
+  }),
+  dependencies: [BrowseRepository.Default],
+}) {}

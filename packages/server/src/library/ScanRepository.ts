@@ -1,0 +1,104 @@
+import { SqlClient } from "@effect/sql"
+import { Effect, Option, Schema } from "effect"
+import { decodeFirst } from "../db/rows.js"
+import { orInternal } from "../db/sqlErrors.js"
+
+export const ScanRecord = Schema.Struct({
+  id: Schema.NumberFromString,
+  state: Schema.Literal("running", "completed", "failed"),
+  full_scan: Schema.Boolean,
+  started_at: Schema.DateTimeUtcFromDate,
+  finished_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  files_seen: Schema.Number,
+  added: Schema.Number,
+  updated: Schema.Number,
+  removed: Schema.Number,
+  errors: Schema.Number,
+  message: Schema.NullOr(Schema.String),
+})
+export type ScanRecord = typeof ScanRecord.Type
+
+export interface ScanCounters {
+  readonly filesSeen: number
+  readonly added: number
+  readonly updated: number
+  readonly removed: number
+  readonly errors: number
+}
+
+/** Key of the advisory lock that makes scans one at a time across every replica. */
+const SCAN_LOCK = "tonearm.scan"
+
+export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/server/ScanRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /**
+     * Holds the scan lock on a dedicated connection for the life of the scope; None when another scan (on
+     * any replica) holds it. The lock dies with its connection, so a crashed scanner never blocks the next.
+     */
+    const acquireLock = Effect.gen(function* () {
+      const connection = yield* sql.reserve
+      const [row] = yield* connection.execute(
+        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
+        [SCAN_LOCK],
+        undefined,
+      )
+      if (row?.locked !== true) return Option.none<void>()
+      yield* Effect.addFinalizer(() =>
+        connection.execute("SELECT pg_advisory_unlock(hashtext($1))", [SCAN_LOCK], undefined).pipe(Effect.ignore),
+      )
+      return Option.some<void>(undefined)
+    }).pipe(orInternal("ScanRepository.acquireLock"))
+
+    /** Whether some session holds the scan lock right now. */
+    const lockHeld = sql<{ held: boolean }>`
+      SELECT EXISTS (
+        SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+          AND objid = (hashtext(${SCAN_LOCK}) & x'ffffffff'::bigint)::oid
+      ) AS held`.pipe(
+      Effect.map((rows) => rows[0]?.held === true),
+      orInternal("ScanRepository.lockHeld"),
+    )
+
+    const start = (full: boolean, now: Date) =>
+      sql<{ id: string }>`
+        INSERT INTO scans (state, full_scan, started_at) VALUES ('running', ${full}, ${now}) RETURNING id`.pipe(
+        Effect.map((rows) => Number(rows[0]!.id)),
+        orInternal("ScanRepository.start"),
+      )
+
+    const progress = (id: number, counters: ScanCounters) =>
+      sql`
+        UPDATE scans SET files_seen = ${counters.filesSeen}, added = ${counters.added}, updated = ${counters.updated},
+          removed = ${counters.removed}, errors = ${counters.errors}
+        WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("ScanRepository.progress"))
+
+    const finish = (
+      id: number,
+      state: "completed" | "failed",
+      counters: ScanCounters,
+      now: Date,
+      message: string | null,
+    ) =>
+      sql`
+        UPDATE scans SET state = ${state}, finished_at = ${now}, files_seen = ${counters.filesSeen},
+          added = ${counters.added}, updated = ${counters.updated}, removed = ${counters.removed},
+          errors = ${counters.errors}, message = ${message}
+        WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("ScanRepository.finish"))
+
+    const latest = sql`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(
+      Effect.flatMap(decodeFirst(ScanRecord)),
+      orInternal("ScanRepository.latest"),
+    )
+
+    const everCompleted = sql<{
+      done: boolean
+    }>`SELECT EXISTS (SELECT 1 FROM scans WHERE state = 'completed') AS done`.pipe(
+      Effect.map((rows) => rows[0]?.done === true),
+      orInternal("ScanRepository.everCompleted"),
+    )
+
+    return { acquireLock, lockHeld, start, progress, finish, latest, everCompleted } as const
+  }),
+}) {}

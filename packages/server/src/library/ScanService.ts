@@ -1,0 +1,80 @@
+import { ScanStarted, ScanStatus } from "@tonearm/core"
+import { Deferred, Effect, Layer, Option } from "effect"
+import { Scanner } from "./Scanner.js"
+import { ScanRepository } from "./ScanRepository.js"
+
+const IDLE = new ScanStatus({
+  state: "idle",
+  started_at: null,
+  finished_at: null,
+  files_seen: 0,
+  added: 0,
+  updated: 0,
+  removed: 0,
+  errors: 0,
+})
+
+/** Scans started over the API run in the background, one at a time across replicas; status is read from the database. */
+export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/ScanService", {
+  scoped: Effect.gen(function* () {
+    const scanner = yield* Scanner
+    const scans = yield* ScanRepository
+    const scope = yield* Effect.scope
+
+    /** Starts a scan in the background; false when one is already running. */
+    const start = (full: boolean) =>
+      Effect.gen(function* () {
+        const started = yield* Deferred.make<boolean>()
+        yield* scanner.scan({ full, onStarted: Deferred.succeed(started, true) }).pipe(
+          Effect.tap((summary) => (Option.isNone(summary) ? Deferred.succeed(started, false) : Effect.void)),
+          Effect.catchAllCause((cause) =>
+            Deferred.succeed(started, false).pipe(Effect.zipRight(Effect.logError("background scan failed", cause))),
+          ),
+          Effect.forkIn(scope),
+        )
+        return new ScanStarted({ started: yield* Deferred.await(started) })
+      })
+
+    /** A scan row left "running" by a process that died no longer holds the lock: it is reported as failed. */
+    const status = Effect.gen(function* () {
+      const latest = yield* scans.latest
+      if (Option.isNone(latest)) return IDLE
+      const row = latest.value
+      const state =
+        row.state === "completed"
+          ? "idle"
+          : row.state === "failed"
+            ? "failed"
+            : (yield* scans.lockHeld)
+              ? "running"
+              : "failed"
+      return new ScanStatus({
+        state,
+        started_at: row.started_at,
+        finished_at: row.finished_at,
+        files_seen: row.files_seen,
+        added: row.added,
+        updated: row.updated,
+        removed: row.removed,
+        errors: row.errors,
+      })
+    })
+
+    /** The first boot of a library that was never scanned starts one. */
+    const startIfNeverScanned = Effect.gen(function* () {
+      if (yield* scans.everCompleted) return false
+      return (yield* start(false)).started
+    })
+
+    return { start, status, startIfNeverScanned } as const
+  }),
+  dependencies: [Scanner.Default, ScanRepository.Default],
+}) {}
+
+/** At boot, a library that was never scanned is scanned in the background. */
+export const BootScanLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const service = yield* ScanService
+    if (yield* service.startIfNeverScanned) yield* Effect.logInfo("the library was never scanned: scanning it now")
+  }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not start the first library scan", cause))),
+)

@@ -1,0 +1,292 @@
+import { promises as fs } from "node:fs"
+import * as path from "node:path"
+import { pickSidecarCover } from "@tonearm/core"
+import { Cause, Chunk, Effect, Option, Stream } from "effect"
+import { currentDate } from "../clock.js"
+import { TonearmConfig } from "../config/TonearmConfig.js"
+import { CatalogRepository, type FolderState, type KnownFile, type ScanErrorRow } from "./CatalogRepository.js"
+import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
+import { ParsePool } from "./ParsePool.js"
+import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
+import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
+import { type FoundFile, type FoundFolder, statSidecar, walkLibrary } from "./walk.js"
+
+export interface ScanProgress extends ScanCounters {
+  readonly phase: "walking" | "reading" | "tidying" | "done"
+  /** Files that must be (re)read this scan, and how many have been. */
+  readonly filesToRead: number
+  readonly filesRead: number
+}
+
+export interface ScanOptions {
+  readonly full: boolean
+  readonly onProgress?: (progress: ScanProgress) => Effect.Effect<void>
+}
+
+export interface ScanSummary extends ScanCounters {
+  readonly seconds: number
+}
+
+/** Folders written per transaction: small enough to commit often, large enough to amortise round trips. */
+const FOLDERS_PER_BATCH = 40
+
+const changed = (known: KnownFile | undefined, file: FoundFile) =>
+  known === undefined || known.sizeBytes !== file.sizeBytes || known.mtimeMs !== file.mtimeMs
+
+type ReadOutcome =
+  | { readonly _tag: "Scanned"; readonly file: ScannedFile }
+  | { readonly _tag: "Failed"; readonly error: ScanErrorRow; readonly folder: string }
+
+/**
+ * Indexes the library folder. Incremental by default: a folder is re-read when any of its audio files
+ * is new, changed (size or mtime) or gone, or its sidecar cover changed; `full` re-reads everything. Each
+ * batch of folders commits on its own, so a scan that is killed loses nothing already indexed and the next
+ * one continues from there. A file that cannot be read is recorded as a scan error and never stops the scan.
+ */
+export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
+  effect: Effect.gen(function* () {
+    const catalog = yield* CatalogRepository
+    const scans = yield* ScanRepository
+    const pool = yield* ParsePool
+    const config = yield* TonearmConfig
+    const root = config.libraryDir
+
+    const sidecarOf = (folder: FoundFolder) =>
+      Effect.gen(function* () {
+        const own = pickSidecarCover(folder.names)
+        if (own !== undefined) {
+          const stat = yield* statSidecar(root, folder.path, own)
+          if (stat !== undefined) return { path: path.posix.join(folder.path, own), mtimeMs: stat.mtimeMs }
+        }
+        if (folder.path === "" || !isDiscFolder(folder.path)) return undefined
+        const parent = path.posix.dirname(folder.path) === "." ? "" : path.posix.dirname(folder.path)
+        const names = yield* Effect.promise(() => fs.readdir(path.join(root, parent)).catch(() => []))
+        const inherited = pickSidecarCover(names)
+        if (inherited === undefined) return undefined
+        const stat = yield* statSidecar(root, parent, inherited)
+        return stat === undefined ? undefined : { path: path.posix.join(parent, inherited), mtimeMs: stat.mtimeMs }
+      })
+
+    const readFile = (file: FoundFile, folder: string): Effect.Effect<ReadOutcome> =>
+      pool.parse(path.join(root, file.path)).pipe(
+        Effect.map((tags): ReadOutcome => {
+          const reason = unusableReason(tags, file)
+          return reason === undefined
+            ? { _tag: "Scanned", file: scannedFile(file, folder, tags) }
+            : { _tag: "Failed", folder, error: { ...file, message: reason } }
+        }),
+        Effect.catchAll((error) =>
+          Effect.succeed<ReadOutcome>({ _tag: "Failed", folder, error: { ...file, message: error.message } }),
+        ),
+      )
+
+    /** Commits some folders' rows in one transaction; counts what changed. */
+    const writeFoldersWith =
+      (
+        knownTracks: ReadonlyMap<string, KnownFile>,
+        full: boolean,
+        sidecars: ReadonlyMap<string, { path: string; mtimeMs: number } | undefined>,
+      ) =>
+      (folders: ReadonlyArray<{ readonly folder: string; readonly outcomes: ReadonlyArray<ReadOutcome> }>) =>
+        Effect.gen(function* () {
+          const rows = emptyRows()
+          const folderStates: Array<FolderState> = []
+          const errors: Array<ScanErrorRow> = []
+          for (const { folder, outcomes } of folders) {
+            const files: Array<ScannedFile> = []
+            for (const outcome of outcomes) {
+              if (outcome._tag === "Scanned") files.push(outcome.file)
+              else errors.push(outcome.error)
+            }
+            const sidecar = sidecars.get(folder)
+            addFolder(rows, files, sidecar?.path ?? null)
+            folderStates.push({
+              path: folder,
+              sidecar: sidecar?.path ?? null,
+              sidecarMtimeMs: sidecar?.mtimeMs ?? null,
+            })
+          }
+          const outcome = yield* catalog.writeBatch({ rows, folders: folderStates, errors, now: yield* currentDate })
+          const written = new Map(rows.tracks.map((track) => [track.path, track]))
+          const updated = outcome.updatedPaths.filter((updatedPath) => {
+            const track = written.get(updatedPath)!
+            return (
+              full ||
+              changed(knownTracks.get(updatedPath), {
+                path: updatedPath,
+                sizeBytes: track.size_bytes,
+                mtimeMs: track.mtime_ms,
+              })
+            )
+          }).length
+          return { added: outcome.inserted, updated, errors: errors.length }
+        })
+
+    const run = (options: ScanOptions, scanId: number) =>
+      Effect.gen(function* () {
+        const started = Date.now()
+        const counters = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0 }
+        let filesToRead = 0
+        let filesRead = 0
+        const report = (phase: ScanProgress["phase"]) =>
+          options.onProgress?.({ ...counters, phase, filesToRead, filesRead }) ?? Effect.void
+        yield* report("walking")
+
+        const folders = yield* walkLibrary(root)
+        const [knownTracks, knownErrors, knownFolders] = yield* Effect.all(
+          [catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
+          { concurrency: 3 },
+        )
+        const onDisk = new Set<string>()
+        for (const folder of folders.values()) for (const file of folder.files) onDisk.add(file.path)
+        counters.filesSeen = onDisk.size
+
+        const removedPaths = [...knownTracks.keys()].filter((known) => !onDisk.has(known))
+        const foldersLosingFiles = new Set(
+          removedPaths.map((gone) => path.posix.dirname(gone)).map((d) => (d === "." ? "" : d)),
+        )
+
+        // Decide which folders to (re)read.
+        const dirty: Array<{ folder: FoundFolder; sidecar: { path: string; mtimeMs: number } | undefined }> = []
+        for (const folder of folders.values()) {
+          const sidecar = yield* sidecarOf(folder)
+          const known = knownFolders.get(folder.path)
+          const sidecarChanged =
+            known === undefined ||
+            known.sidecar !== (sidecar?.path ?? null) ||
+            known.sidecarMtimeMs !== (sidecar?.mtimeMs ?? null)
+          const filesChanged = folder.files.some((file) =>
+            knownErrors.has(file.path)
+              ? changed(knownErrors.get(file.path), file)
+              : changed(knownTracks.get(file.path), file),
+          )
+          if (options.full || sidecarChanged || filesChanged || foldersLosingFiles.has(folder.path)) {
+            dirty.push({ folder, sidecar })
+            filesToRead += folder.files.length
+          }
+        }
+        const sidecars = new Map(dirty.map(({ folder, sidecar }) => [folder.path, sidecar]))
+        const writeFolders = writeFoldersWith(knownTracks, options.full, sidecars)
+        yield* report("reading")
+
+        let errorsThisScan = 0
+        yield* Stream.fromIterable(dirty).pipe(
+          Stream.flatMap(({ folder }) =>
+            Stream.fromIterable(folder.files.map((file) => ({ file, folder: folder.path }))),
+          ),
+          Stream.mapEffect(({ file, folder }) => readFile(file, folder), { concurrency: pool.workers * 6 }),
+          Stream.groupAdjacentBy((outcome) => (outcome._tag === "Scanned" ? outcome.file.folder : outcome.folder)),
+          Stream.buffer({ capacity: FOLDERS_PER_BATCH * 2 }),
+          Stream.grouped(FOLDERS_PER_BATCH),
+          Stream.runForEach((batch) =>
+            Effect.gen(function* () {
+              const folderBatch = Chunk.toReadonlyArray(batch).map(([folder, outcomes]) => ({
+                folder,
+                outcomes: Chunk.toReadonlyArray(outcomes),
+              }))
+              filesRead += folderBatch.reduce((sum, { outcomes }) => sum + outcomes.length, 0)
+              // A batch the database refuses is retried folder by folder; a folder that still fails becomes
+              // scan errors for its files, and the scan goes on.
+              const written = yield* writeFolders(folderBatch).pipe(
+                Effect.catchAll(() =>
+                  Effect.forEach(folderBatch, (one) =>
+                    writeFolders([one]).pipe(
+                      Effect.catchAll(() =>
+                        writeFolders([
+                          {
+                            folder: one.folder,
+                            outcomes: one.outcomes.map((outcome): ReadOutcome => {
+                              const file = outcome._tag === "Scanned" ? outcome.file : outcome.error
+                              return {
+                                _tag: "Failed",
+                                folder: one.folder,
+                                error: {
+                                  path: file.path,
+                                  sizeBytes: file.sizeBytes,
+                                  mtimeMs: file.mtimeMs,
+                                  message: "its tags could not be stored; see the server log",
+                                },
+                              }
+                            }),
+                          },
+                        ]),
+                      ),
+                    ),
+                  ).pipe(
+                    Effect.map((parts) =>
+                      parts.reduce((sum, part) => ({
+                        added: sum.added + part.added,
+                        updated: sum.updated + part.updated,
+                        errors: sum.errors + part.errors,
+                      })),
+                    ),
+                  ),
+                ),
+              )
+              counters.added += written.added
+              counters.updated += written.updated
+              errorsThisScan += written.errors
+              counters.errors = errorsThisScan
+              yield* scans.progress(scanId, counters)
+              yield* report("reading")
+            }),
+          ),
+        )
+
+        // Files recorded as errors earlier, still there in folders that were not re-read, still count.
+        const reread = new Set(dirty.map(({ folder }) => folder.path))
+        for (const errorPath of knownErrors.keys()) {
+          const folder = path.posix.dirname(errorPath)
+          if (onDisk.has(errorPath) && !reread.has(folder === "." ? "" : folder)) errorsThisScan++
+        }
+        counters.errors = errorsThisScan
+
+        yield* report("tidying")
+        counters.removed = yield* catalog.removeTracks(removedPaths)
+        yield* catalog.forgetFolders([...knownFolders.keys()].filter((known) => !folders.has(known)))
+        yield* catalog.forgetErrors([...knownErrors.keys()].filter((known) => !onDisk.has(known)))
+        if (dirty.length > 0 || counters.removed > 0) yield* catalog.tidy
+        yield* report("done")
+        return { ...counters, seconds: (Date.now() - started) / 1000 } satisfies ScanSummary
+      })
+
+    /**
+     * Runs one scan to the end, or answers None at once when another scan holds the lock (on any replica).
+     * `onStarted` runs as soon as the lock is taken.
+     */
+    const scan = (options: ScanOptions & { readonly onStarted?: Effect.Effect<void> }) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          if (Option.isNone(yield* scans.acquireLock)) return Option.none<ScanSummary>()
+          const scanId = yield* scans.start(options.full, yield* currentDate)
+          if (options.onStarted) yield* options.onStarted
+          const summary = yield* run(options, scanId).pipe(
+            Effect.tapErrorCause((cause) =>
+              Effect.gen(function* () {
+                yield* Effect.logError("library scan failed", cause)
+                const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
+                const counters = Option.match(latest, {
+                  onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0 }),
+                  onSome: (row) => ({
+                    filesSeen: row.files_seen,
+                    added: row.added,
+                    updated: row.updated,
+                    removed: row.removed,
+                    errors: row.errors,
+                  }),
+                })
+                const squashed = Cause.squash(cause)
+                const message = squashed instanceof Error ? squashed.message : "scan failed; see the server log"
+                yield* scans.finish(scanId, "failed", counters, yield* currentDate, message).pipe(Effect.ignore)
+              }),
+            ),
+          )
+          yield* scans.finish(scanId, "completed", summary, yield* currentDate, null)
+          return Option.some(summary)
+        }),
+      )
+
+    return { scan, root } as const
+  }),
+  dependencies: [CatalogRepository.Default, ScanRepository.Default],
+}) {}

@@ -1,0 +1,7 @@
+export { CoverService } from "./CoverService.js"
+export { CoversHttpLive, LibraryHttpLive, ScanHttpLive } from "./LibraryHttp.js"
+export { LibraryService } from "./LibraryService.js"
+export { ParsePool } from "./ParsePool.js"
+export { Scanner, type ScanProgress, type ScanSummary } from "./Scanner.js"
+export { BootScanLive, ScanService } from "./ScanService.js"
+export { TrackFiles } from "./TrackFiles.js"

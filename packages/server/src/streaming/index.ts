@@ -1,0 +1,5 @@
+export { CastService } from "./CastService.js"
+export { StreamAuthenticationLive } from "./StreamAuthenticationLive.js"
+export { CastHttpLive, StreamingHttpLive } from "./StreamingHttp.js"
+export { StreamSecret, StreamSecretLive } from "./StreamSecret.js"
+export { StreamService } from "./StreamService.js"
