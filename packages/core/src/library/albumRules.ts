@@ -57,11 +57,15 @@ export const sortNameOf = (name: string): string => {
   return match ? `${match[2]}, ${match[1]}` : name.trim()
 }
 
+/** Letters that carry no combining mark to strip, folded the way people type them. */
+const FOLDS: Record<string, string> = { ð: "d", đ: "d", þ: "th", æ: "ae", ø: "o", œ: "oe", ß: "ss", ł: "l", ı: "i" }
+
 /** Lower-case, accents stripped: what search matches against (case- and accent-insensitive). */
 export const searchKeyOf = (text: string): string =>
   text
     .normalize("NFKD")
     .replace(/\p{M}+/gu, "")
     .toLowerCase()
+    .replace(/[ðđþæøœßłı]/g, (letter) => FOLDS[letter] ?? letter)
     .replace(/\s+/g, " ")
     .trim()

@@ -1,3 +1,4 @@
+import * as http from "node:http"
 import { Effect } from "effect"
 import { serverUrl } from "./TestServer.js"
 
@@ -5,13 +6,14 @@ export interface RawResponse {
   readonly status: number
   readonly headers: Headers
   readonly text: string
+  readonly bytes: Buffer
   /** The parsed body, or undefined when it is not JSON. */
   readonly json: unknown
 }
 
 /**
- * A request the typed client would refuse to send (bad types, raw strings, odd methods): plain fetch to
- * the server under test.
+ * A request the typed client would refuse to send (bad types, raw strings, odd methods, a Host header):
+ * node:http straight to the server under test.
  */
 export const raw = (
   method: string,
@@ -23,26 +25,44 @@ export const raw = (
   } = {},
 ) =>
   Effect.gen(function* () {
-    const base = yield* serverUrl
-    return yield* Effect.promise(async (): Promise<RawResponse> => {
-      const response = await fetch(`${base}${path}`, {
-        method,
-        headers: {
-          ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
-          ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
-          ...options.headers,
+    const base = new URL(yield* serverUrl)
+    return yield* Effect.async<RawResponse, Error>((resume) => {
+      const request = http.request(
+        {
+          host: base.hostname,
+          port: base.port,
+          method,
+          path,
+          headers: {
+            ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+            ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
+            ...options.headers,
+          },
         },
-        ...(options.body !== undefined ? { body: options.body } : {}),
-      })
-      const text = await response.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        json = undefined
-      }
-      return { status: response.status, headers: response.headers, text, json }
-    })
+        (response) => {
+          const chunks: Array<Buffer> = []
+          response.on("data", (chunk: Buffer) => chunks.push(chunk))
+          response.on("end", () => {
+            const bytes = Buffer.concat(chunks)
+            const text = bytes.toString("utf8")
+            let json: unknown
+            try {
+              json = JSON.parse(text)
+            } catch {
+              json = undefined
+            }
+            const headers = new Headers()
+            for (const [name, value] of Object.entries(response.headers)) {
+              if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(", ") : value)
+            }
+            resume(Effect.succeed({ status: response.statusCode ?? 0, headers, text, bytes, json }))
+          })
+        },
+      )
+      request.on("error", (error) => resume(Effect.fail(error)))
+      if (options.body !== undefined) request.write(options.body)
+      request.end()
+    }).pipe(Effect.orDie)
   })
 
 export const rawJson = (method: string, path: string, body: unknown, token?: string) =>

@@ -1,0 +1,25 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { Effect, Option } from "effect"
+import { Scanner } from "../../src/library/index.js"
+
+/** Real tagged files from the shared robustness set (read-only; copied only into temporary libraries). */
+export const REAL_AUDIO = process.env.TONEARM_REAL_AUDIO_DIR ?? "/work/shared/data/real-audio"
+
+/** A temporary library folder; `files` maps a relative destination to a source file to copy. */
+export const makeLibrary = (files: Record<string, string>): string => {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-lib-"))
+  for (const [relative, source] of Object.entries(files)) {
+    const target = path.join(root, relative)
+    fs.mkdirSync(path.dirname(target), { recursive: true })
+    fs.copyFileSync(source, target)
+  }
+  return root
+}
+
+/** Runs a scan to completion through the scanner service and returns its summary. */
+export const scanNow = (full = false) =>
+  Effect.flatMap(Scanner, (scanner) => scanner.scan({ full })).pipe(
+    Effect.map(Option.getOrThrowWith(() => new Error("another scan was running"))),
+  )
