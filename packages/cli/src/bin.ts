@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module"
 import { Command } from "commander"
+import { registerScan } from "./commands/scan.js"
 import { registerServe } from "./commands/serve.js"
 import { registerUsers } from "./commands/users.js"
 
@@ -13,6 +14,7 @@ const program = new Command()
   .showHelpAfterError()
 
 registerServe(program)
+registerScan(program)
 registerUsers(program)
 
 await program.parseAsync(process.argv)

@@ -1,0 +1,160 @@
+/**
+ * Scanner benchmark (issue 3): cold scan rate against the parse-only floor (music-metadata alone over the
+ * same files, same worker pool, same concurrency), rescan time of the unchanged library, and peak RSS.
+ *
+ *   pnpm bench:scan -- --library DIR [--json]
+ *   pnpm bench:scan -- --generate 20000 --out DIR [--seed 1] [--json]
+ *
+ * A fresh database is made for the run: on TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a
+ * temporary embedded PostgreSQL. Ratios are against the floor measured in the same run; nothing is timed in CI.
+ */
+import { randomUUID } from "node:crypto"
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
+import { parseArgs } from "node:util"
+import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import pg from "pg"
+import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
+import { DEFAULT_MAX_BODY_BYTES, TonearmConfig } from "../src/config/TonearmConfig.js"
+import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
+import { embeddedPostgres } from "../src/db/EmbeddedPostgres.js"
+import { ParsePool, Scanner } from "../src/library/index.js"
+import { walkLibrary } from "../src/library/walk.js"
+
+const { values } = parseArgs({
+  options: {
+    library: { type: "string" },
+    generate: { type: "string" },
+    out: { type: "string" },
+    seed: { type: "string", default: "1" },
+    json: { type: "boolean", default: false },
+  },
+  allowPositionals: true,
+})
+
+const log = (line: string) => {
+  if (!values.json) console.log(line)
+  else process.stderr.write(`${line}\n`)
+}
+
+const adminQuery = (url: string, statement: string) =>
+  Effect.promise(async () => {
+    const client = new pg.Client({ connectionString: url })
+    await client.connect()
+    try {
+      await client.query(statement)
+    } finally {
+      await client.end()
+    }
+  })
+
+/** A throwaway database: created for the run, dropped afterwards. */
+const benchDatabase = Effect.gen(function* () {
+  const external = process.env.TONEARM_BENCH_DATABASE_URL
+  let adminUrl: string
+  if (external !== undefined && external !== "") {
+    adminUrl = external
+  } else {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-pg-"))
+    fs.chmodSync(dir, 0o755)
+    yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
+    adminUrl = Redacted.value((yield* embeddedPostgres(dir, "postgres")).urlFor("postgres"))
+  }
+  const name = `tonearm_bench_${randomUUID().replaceAll("-", "")}`
+  yield* Effect.acquireRelease(adminQuery(adminUrl, `CREATE DATABASE ${name}`), () =>
+    adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
+  )
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+})
+
+const main = Effect.gen(function* () {
+  let library = values.library
+  if (values.generate !== undefined) {
+    const out = values.out ?? fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-lib-"))
+    const started = performance.now()
+    const generated = yield* Effect.promise(() =>
+      generateSyntheticLibrary({ out, tracks: Number(values.generate), seed: Number(values.seed) }),
+    )
+    log(`generated ${generated.files} files (${(generated.bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s into ${out}`)
+    library = out
+  }
+  if (library === undefined) {
+    return yield* Effect.fail(new Error("give --library DIR, or --generate N [--out DIR]"))
+  }
+  const root = path.resolve(library)
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-data-"))
+  const databaseUrl = yield* benchDatabase
+  const workers = os.availableParallelism()
+
+  const config = Layer.succeed(TonearmConfig, {
+    port: 0,
+    host: "127.0.0.1",
+    dataDir,
+    libraryDir: root,
+    databaseUrl: Option.none(),
+    openRegistration: false,
+    publicUrl: "http://localhost",
+    mailWebhookUrl: Option.none(),
+    clientApkDir: dataDir,
+    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+  })
+  const pool = ParsePool.layer(workers)
+  const ScannerLive = Scanner.Default.pipe(
+    Layer.provide(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl)))),
+    Layer.provide(pool),
+    Layer.provide(config),
+  )
+
+  // Warm the page cache once so neither measurement pays for the disk first.
+  const folders = yield* walkLibrary(root)
+  const files = [...folders.values()].flatMap((folder) => folder.files.map((file) => path.join(root, file.path)))
+  yield* Effect.promise(() => Promise.all(files.map((file) => fs.promises.readFile(file).then(() => undefined))))
+  log(`library: ${files.length} audio files in ${folders.size} folders; ${workers} parse workers`)
+
+  // The floor: music-metadata alone, on the same pool with the same concurrency as the scanner.
+  const floorSeconds = yield* Effect.gen(function* () {
+    const parser = yield* ParsePool
+    const started = performance.now()
+    yield* Effect.forEach(files, (file) => Effect.either(parser.parse(file)), {
+      concurrency: parser.workers * 6,
+      discard: true,
+    })
+    return (performance.now() - started) / 1000
+  }).pipe(Effect.provide(pool))
+
+  const { cold, rescan } = yield* Effect.gen(function* () {
+    const scanner = yield* Scanner
+    const cold = Option.getOrThrow(yield* scanner.scan({ full: false }))
+    const rescan = Option.getOrThrow(yield* scanner.scan({ full: false }))
+    return { cold, rescan }
+  }).pipe(Effect.provide(ScannerLive))
+
+  const filesPerSecond = cold.filesSeen / cold.seconds
+  const floorPerSecond = files.length / floorSeconds
+  const result = {
+    files: cold.filesSeen,
+    cold_s: Number(cold.seconds.toFixed(3)),
+    files_per_s: Math.round(filesPerSecond),
+    floor_files_per_s: Math.round(floorPerSecond),
+    ratio_to_floor: Number((filesPerSecond / floorPerSecond).toFixed(3)),
+    rescan_s: Number(rescan.seconds.toFixed(3)),
+    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+  }
+  log(`cold scan:   ${result.cold_s} s, ${result.files_per_s} files/s (${cold.added} added, ${cold.errors} errors)`)
+  log(`parse floor: ${floorSeconds.toFixed(3)} s, ${result.floor_files_per_s} files/s`)
+  log(`ratio:       ${result.ratio_to_floor}× the parse-only floor`)
+  log(`rescan:      ${result.rescan_s} s for the unchanged library (${rescan.added + rescan.updated} re-read)`)
+  log(`peak RSS:    ${result.peak_rss_mb} MB`)
+  fs.rmSync(dataDir, { recursive: true, force: true })
+  if (values.json) console.log(JSON.stringify(result))
+})
+
+Effect.runPromise(
+  main.pipe(Effect.scoped, Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))),
+).catch((error) => {
+  process.stderr.write(`bench:scan failed: ${error}\n`)
+  process.exit(1)
+})
