@@ -23,3 +23,15 @@ export const scanNow = (full = false) =>
   Effect.flatMap(Scanner, (scanner) => scanner.scan({ full })).pipe(
     Effect.map(Option.getOrThrowWith(() => new Error("another scan was running"))),
   )
+
+/** A fresh copy of the project's fixture library (real audio made with ffmpeg) and its ground truth. */
+export const fixtureLibrary = async () => {
+  const { generateFixtureLibrary } = await import("../../fixtures/audio.js")
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-fixtures-"))
+  const manifest = await generateFixtureLibrary(root)
+  return { root, manifest }
+}
+
+/** The release_date Tonearm stores for an album: a full date as is, a year alone as its 1st of January. */
+export const expectedReleaseDate = (album: { readonly release_date: string | null; readonly year: number }) =>
+  album.release_date ?? (album.year > 0 ? `${album.year}-01-01` : null)
