@@ -78,7 +78,9 @@ const main = Effect.gen(function* () {
     const generated = yield* Effect.promise(() =>
       generateSyntheticLibrary({ out, tracks: Number(values.generate), seed: Number(values.seed) }),
     )
-    log(`generated ${generated.files} files (${(generated.bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s into ${out}`)
+    log(
+      `generated ${generated.files} files (${(generated.bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s into ${out}`,
+    )
     library = out
   }
   if (library === undefined) {
@@ -152,9 +154,7 @@ const main = Effect.gen(function* () {
   if (values.json) console.log(JSON.stringify(result))
 })
 
-Effect.runPromise(
-  main.pipe(Effect.scoped, Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))),
-).catch((error) => {
+Effect.runPromise(main.pipe(Effect.scoped, Effect.provide(Logger.minimumLogLevel(LogLevel.Warning)))).catch((error) => {
   process.stderr.write(`bench:scan failed: ${error}\n`)
   process.exit(1)
 })

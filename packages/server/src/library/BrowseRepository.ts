@@ -57,11 +57,12 @@ const TRACK_COLUMNS = `t.id, t.title, t.album_id, al.title AS album_title, t.art
   t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at`
 const ARTIST_COLUMNS = "ar.id, ar.name, ar.sort_name, ar.mbid, ar.album_count, ar.track_count, ar.art_source"
 
+/** Sorted on accent-free lower-case keys in code-point order: "Über" files under U, the same on every server. */
 const ORDER: Record<AlbumSort, string> = {
-  title: "lower(a.title), a.title, a.id",
-  year: "a.year, lower(a.title), a.id",
+  title: `a.search_key COLLATE "C", a.title COLLATE "C", a.id`,
+  year: `a.year, a.search_key COLLATE "C", a.id`,
   added: "a.added_at DESC, a.id",
-  artist: "lower(ar.sort_name), a.year, lower(a.title), a.id",
+  artist: `ar.sort_key COLLATE "C", a.year, a.search_key COLLATE "C", a.id`,
 }
 
 /** `LIKE` pattern text with its wildcards escaped. */
@@ -86,9 +87,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** Genre index: the genre rule was applied once per track at scan time (track_genres). */
     const genres = sql<{ genre: string; track_count: number }>`
-      SELECT genre, count(*)::int AS track_count FROM track_genres GROUP BY genre ORDER BY lower(genre), genre`.pipe(
-      orInternal("BrowseRepository.genres"),
-    )
+      SELECT genre, count(*)::int AS track_count FROM track_genres GROUP BY genre
+      ORDER BY lower(genre) COLLATE "C", genre COLLATE "C"`.pipe(orInternal("BrowseRepository.genres"))
 
     /** Undated albums (year 0) have no bucket. */
     const years = sql<{ year: number; album_count: number }>`
@@ -135,7 +135,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     const albumTracks = (id: AlbumId) =>
       sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE t.album_id = ${id}
-          ORDER BY t.disc_number NULLS FIRST, t.track_number NULLS LAST, lower(t.title), t.id`.pipe(
+          ORDER BY t.disc_number NULLS FIRST, t.track_number NULLS LAST, t.search_key COLLATE "C", t.id`.pipe(
         Effect.flatMap(decodeRows(TrackRecord)),
         orInternal("BrowseRepository.albumTracks"),
       )
@@ -160,7 +160,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     const albumsBy = (id: ArtistId) =>
       sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE a.artist_id = ${id} ORDER BY a.year, lower(a.title), a.id`.pipe(
+          WHERE a.artist_id = ${id} ORDER BY a.year, a.search_key COLLATE "C", a.id`.pipe(
         Effect.flatMap(decodeRows(AlbumRecord)),
         orInternal("BrowseRepository.albumsBy"),
       )
@@ -169,7 +169,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const appearsOn = (id: ArtistId) =>
       sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
           WHERE a.artist_id <> ${id} AND EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id AND t.artist_id = ${id})
-          ORDER BY a.year, lower(a.title), a.id`.pipe(
+          ORDER BY a.year, a.search_key COLLATE "C", a.id`.pipe(
         Effect.flatMap(decodeRows(AlbumRecord)),
         orInternal("BrowseRepository.appearsOn"),
       )
@@ -183,17 +183,17 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
           [
             sql`SELECT ${artistColumns} FROM artists ar
                 WHERE ar.search_key LIKE ${prefix} OR ar.search_key LIKE ${inner}
-                ORDER BY (ar.search_key LIKE ${prefix}) DESC, ar.track_count DESC, lower(ar.name) LIMIT ${limit}`.pipe(
+                ORDER BY (ar.search_key LIKE ${prefix}) DESC, ar.track_count DESC, ar.sort_key COLLATE "C" LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(ArtistRecord)),
             ),
             sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
                 WHERE a.search_key LIKE ${prefix} OR a.search_key LIKE ${inner}
-                ORDER BY (a.search_key LIKE ${prefix}) DESC, lower(a.title), a.year LIMIT ${limit}`.pipe(
+                ORDER BY (a.search_key LIKE ${prefix}) DESC, a.search_key COLLATE "C", a.year LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(AlbumRecord)),
             ),
             sql`SELECT ${trackColumns} FROM ${trackFrom}
                 WHERE t.search_key LIKE ${prefix} OR t.search_key LIKE ${inner}
-                ORDER BY (t.search_key LIKE ${prefix}) DESC, lower(t.title), t.id LIMIT ${limit}`.pipe(
+                ORDER BY (t.search_key LIKE ${prefix}) DESC, t.search_key COLLATE "C", t.id LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(TrackRecord)),
             ),
           ],
@@ -211,7 +211,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     const recentlyAdded = (limit: number) =>
       sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          ORDER BY a.added_at DESC, lower(a.title), a.id LIMIT ${limit}`.pipe(
+          ORDER BY a.added_at DESC, a.search_key COLLATE "C", a.id LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeRows(AlbumRecord)),
         orInternal("BrowseRepository.recentlyAdded"),
       )

@@ -29,8 +29,7 @@ const contentTypeOf = (bytes: Uint8Array, hint: string | undefined) => {
 
 /** `If-None-Match` may list several tags, or `*`. */
 const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch !== undefined &&
-  ifNoneMatch.split(",").some((candidate) => {
+  ifNoneMatch?.split(",").some((candidate) => {
     const tag = candidate.trim().replace(/^W\//, "")
     return tag === etag || tag === "*"
   })

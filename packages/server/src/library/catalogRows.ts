@@ -6,6 +6,8 @@ export interface ArtistRow {
   readonly name: string
   readonly name_key: string
   readonly sort_name: string
+  /** What artist lists sort by: the sort name without case or accents. */
+  readonly sort_key: string
   readonly search_key: string
   readonly mbid: string | null
 }
@@ -56,11 +58,13 @@ const addArtist = (rows: CatalogRows, name: string, mbid: string | null) => {
   const key = artistKeyOf(name)
   const existing = rows.artists.get(key)
   if (existing === undefined || (existing.mbid === null && mbid !== null)) {
+    const display = existing?.name ?? name
     rows.artists.set(key, {
-      name: existing?.name ?? name,
+      name: display,
       name_key: key,
-      sort_name: sortNameOf(existing?.name ?? name),
-      search_key: searchKeyOf(existing?.name ?? name),
+      sort_name: sortNameOf(display),
+      sort_key: searchKeyOf(sortNameOf(display)),
+      search_key: searchKeyOf(display),
       mbid: existing?.mbid ?? mbid,
     })
   }

@@ -53,7 +53,8 @@ export const unusableReason = (tags: RawTags, file: FoundFile): string | undefin
 export const scannedFile = (file: FoundFile, folder: string, tags: RawTags): ScannedFile => {
   const extension = path.posix.extname(file.path).slice(1).toLowerCase()
   const folderName = folder === "" ? null : path.posix.basename(folder)
-  const genres = tags.genre.map((genre) => text(genre)).filter((genre): genre is string => genre !== null)
+  // Raw text: each value kept as tagged (the genre rule trims later), NUL padding and blank values dropped.
+  const genres = tags.genre.map((genre) => genre.replace(/\0/g, "")).filter((genre) => genre.trim() !== "")
   return {
     ...file,
     folder,

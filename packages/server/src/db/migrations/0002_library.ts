@@ -10,6 +10,7 @@ export default Effect.gen(function* () {
       name text NOT NULL,
       name_key text NOT NULL UNIQUE,
       sort_name text NOT NULL,
+      sort_key text NOT NULL,
       search_key text NOT NULL,
       mbid text,
       art_source text CHECK (art_source IS NULL OR art_source <> ''),
