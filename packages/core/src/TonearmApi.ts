@@ -1,7 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
-import { CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
+import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
 import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SystemApi } from "./system/SystemApi.js"
@@ -19,6 +19,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(LibraryApi)
   .add(CoversApi)
   .add(ScanApi)
+  .add(CoverSourcesApi)
   .add(StreamingApi)
   .add(CastApi)
   .addError(envelopeOf(InvalidRequest))

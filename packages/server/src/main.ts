@@ -21,6 +21,7 @@ import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import {
   BootScanLive,
   CoverService,
+  CoverSourcesHttpLive,
   CoversHttpLive,
   LibraryHttpLive,
   LibraryService,
@@ -71,6 +72,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     TrustedProxiesHttpLive,
     LibraryHttpLive,
     CoversHttpLive,
+    CoverSourcesHttpLive,
     ScanHttpLive,
     StreamingHttpLive,
     CastHttpLive,

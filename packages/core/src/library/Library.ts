@@ -150,3 +150,26 @@ export const HOME_RECENTLY_ADDED = 20
 export const CoverQuery = Schema.Struct({
   size: Schema.optional(IntFromQuery.pipe(Schema.between(16, 2048))),
 })
+
+/** A cover provider and how many albums it covers (GET /api/admin/cover-sources). */
+export class CoverProvider extends Schema.Class<CoverProvider>("CoverProvider")({
+  id: Schema.String,
+  enabled: Schema.Boolean,
+  covered_albums: Schema.Int,
+}) {}
+
+/** An album counts as covered when its cover_art_source is any valid source, external providers included. */
+export class CoverCoverage extends Schema.Class<CoverCoverage>("CoverCoverage")({
+  albums: Schema.Int,
+  covered: Schema.Int,
+  by_source: Schema.Record({ key: Schema.String, value: Schema.Int }),
+}) {}
+
+export class CoverSources extends Schema.Class<CoverSources>("CoverSources")({
+  providers: Schema.Array(CoverProvider),
+  coverage: CoverCoverage,
+}) {}
+
+/** Cover providers Tonearm knows (contract): local ones read at scan time, external ones by enrichment. */
+export const LOCAL_COVER_PROVIDERS = ["sidecar", "embedded"] as const
+export const EXTERNAL_COVER_PROVIDERS = ["coverartarchive", "lastfm"] as const

@@ -9,6 +9,7 @@ import {
   AlbumQuery,
   ArtistDetail,
   CoverQuery,
+  CoverSources,
   GenreRow,
   Home,
   HomeIndex,
@@ -69,6 +70,12 @@ export class CoversApi extends HttpApiGroup.make("covers")
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Covers") {}
+
+/** Which providers cover which albums. */
+export class CoverSourcesApi extends HttpApiGroup.make("coverSources")
+  .add(HttpApiEndpoint.get("list", "/api/admin/cover-sources").addSuccess(CoverSources))
+  .middleware(AdminAuthentication)
+  .annotate(OpenApi.Title, "Admin: cover sources") {}
 
 /** Library scans. */
 export class ScanApi extends HttpApiGroup.make("scan")

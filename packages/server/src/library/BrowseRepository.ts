@@ -216,7 +216,14 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         orInternal("BrowseRepository.recentlyAdded"),
       )
 
+    /** Albums per cover source (NULL: uncovered). */
+    const coverCounts = sql<{ source: string | null; albums: number }>`
+      SELECT cover_art_source AS source, count(*)::int AS albums FROM albums GROUP BY cover_art_source`.pipe(
+      orInternal("BrowseRepository.coverCounts"),
+    )
+
     return {
+      coverCounts,
       genres,
       years,
       albumPage,

@@ -10,11 +10,16 @@ import {
   ArtistDetail,
   type ArtistId,
   ConflictingFilters,
+  CoverCoverage,
+  CoverProvider,
+  CoverSources,
+  EXTERNAL_COVER_PROVIDERS,
   GenreRow,
   HOME_RECENTLY_ADDED,
   Home,
   HomeIndex,
   InvertedYearRange,
+  LOCAL_COVER_PROVIDERS,
   NotFound,
   SEARCH_DEFAULT,
   SEARCH_MAX,
@@ -151,7 +156,30 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       })
     })
 
-    return { genres, years, albums, album, artist, search, shuffle, home, homeIndex } as const
+    /** The cover providers with what each covers, and the coverage roll-up over every valid source. */
+    const coverSources = Effect.gen(function* () {
+      const counts = yield* browse.coverCounts
+      const bySource: Record<string, number> = {}
+      let albums = 0
+      for (const row of counts) {
+        albums += row.albums
+        if (row.source !== null) bySource[row.source] = row.albums
+      }
+      const covered = Object.values(bySource).reduce((sum, n) => sum + n, 0)
+      const known = [...LOCAL_COVER_PROVIDERS, ...EXTERNAL_COVER_PROVIDERS] as ReadonlyArray<string>
+      const providers = [...known, ...Object.keys(bySource).filter((id) => !known.includes(id))].map(
+        (id) =>
+          new CoverProvider({
+            id,
+            // External providers arrive with enrichment; until then they cover nothing on their own.
+            enabled: (LOCAL_COVER_PROVIDERS as ReadonlyArray<string>).includes(id),
+            covered_albums: bySource[id] ?? 0,
+          }),
+      )
+      return new CoverSources({ providers, coverage: new CoverCoverage({ albums, covered, by_source: bySource }) })
+    })
+
+    return { genres, years, albums, album, artist, search, shuffle, home, homeIndex, coverSources } as const
   }),
   dependencies: [BrowseRepository.Default],
 }) {}
