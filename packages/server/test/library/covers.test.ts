@@ -52,29 +52,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         const album = yield* albumId("Northern Static")
         const first = yield* cover(album.id)
         const etag = first.headers.get("etag")!
-        const again = yield* cover(album.id, "", { "if-none-match": etag 
-  it.effect("cover sources list the providers with their albums and a coverage roll-up counting every valid source", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ source: string | null }>`SELECT cover_art_source AS source FROM albums`
-      const client = session.client
-      const listed = yield* client.coverSources.list()
-      expect(listed.providers.map((provider) => provider.id)).toEqual(["sidecar", "embedded", "coverartarchive", "lastfm"])
-      expect(listed.coverage.albums).toBe(rows.length)
-      expect(listed.coverage.covered).toBe(rows.filter((row) => row.source !== null).length)
-      // An external provider's cover counts as covered too.
-      yield* sql`UPDATE albums SET cover_art_source = 'coverartarchive' WHERE title = 'Field Recordings'`
-      const after = yield* client.coverSources.list()
-      expect(after.coverage.covered).toBe(listed.coverage.covered + 1)
-      expect(after.coverage.by_source.coverartarchive).toBe(1)
-      expect(after.providers.find((provider) => provider.id === "coverartarchive")).toMatchObject({ covered_albums: 1 })
-      expect(after.providers.find((provider) => provider.id === "sidecar")).toMatchObject({
-        enabled: true,
-        covered_albums: after.coverage.by_source.sidecar ?? 0,
-      })
-    }),
-  )
-})
+        const again = yield* cover(album.id, "", { "if-none-match": etag })
         expect(again.status).toBe(304)
         expect(again.bytes.length).toBe(0)
         expect(again.headers.get("etag")).toBe(etag)
@@ -135,6 +113,37 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         expect(after.status).toBe(200)
         expect(after.headers.get("etag")).not.toBe(before)
       }),
+    )
+
+    it.effect(
+      "cover sources list the providers with their albums and a coverage roll-up counting every valid source",
+      () =>
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const rows = yield* sql<{ source: string | null }>`SELECT cover_art_source AS source FROM albums`
+          const client = session.client
+          const listed = yield* client.coverSources.list()
+          expect(listed.providers.map((provider) => provider.id)).toEqual([
+            "sidecar",
+            "embedded",
+            "coverartarchive",
+            "lastfm",
+          ])
+          expect(listed.coverage.albums).toBe(rows.length)
+          expect(listed.coverage.covered).toBe(rows.filter((row) => row.source !== null).length)
+          // An external provider's cover counts as covered too.
+          yield* sql`UPDATE albums SET cover_art_source = 'coverartarchive' WHERE title = 'Field Recordings'`
+          const after = yield* client.coverSources.list()
+          expect(after.coverage.covered).toBe(listed.coverage.covered + 1)
+          expect(after.coverage.by_source.coverartarchive).toBe(1)
+          expect(after.providers.find((provider) => provider.id === "coverartarchive")).toMatchObject({
+            covered_albums: 1,
+          })
+          expect(after.providers.find((provider) => provider.id === "sidecar")).toMatchObject({
+            enabled: true,
+            covered_albums: after.coverage.by_source.sidecar ?? 0,
+          })
+        }),
     )
   },
 )
