@@ -47,7 +47,7 @@ const waitFor = async (url: string, timeoutMs: number) => {
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
     try {
-      const response = await fetch(url)
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
       if (response.ok) return response
     } catch {
       // not listening yet

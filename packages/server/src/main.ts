@@ -107,10 +107,12 @@ const NodeServerLive = Layer.unwrapScoped(
 )
 
 /** The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan. */
-export const ServerLive = Layer.mergeAll(HttpApiBuilder.serve(accessLog), BootScanLive).pipe(
+export const ServerLive = Layer.mergeAll(
+  HttpApiBuilder.serve(accessLog).pipe(HttpServer.withLogAddress, Layer.provide(NodeServerLive)),
+  BootScanLive,
+).pipe(
+  // The app is built before the socket listens, so no early request meets a server without a handler.
   Layer.provide(HttpAppLive),
-  HttpServer.withLogAddress,
-  Layer.provide(NodeServerLive),
   Layer.provide(DatabaseLive),
 )
 
