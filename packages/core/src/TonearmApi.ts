@@ -1,6 +1,7 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
+import { EventsApi } from "./events/events.js"
 import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
 import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
@@ -22,6 +23,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(CoverSourcesApi)
   .add(StreamingApi)
   .add(CastApi)
+  .add(EventsApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -102,6 +102,7 @@ const main = Effect.gen(function* () {
     mailWebhookUrl: Option.none(),
     clientApkDir: dataDir,
     maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+    sseHeartbeatSeconds: 15,
   })
   const pool = ParsePool.layer(workers)
   const ScannerLive = Scanner.Default.pipe(

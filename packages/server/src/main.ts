@@ -16,6 +16,7 @@ import {
 } from "./accounts/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
+import { EventBus, EventsHttpLive } from "./events/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import {
@@ -55,6 +56,7 @@ export const ServicesLive = Layer.mergeAll(
   TrackFiles.Default,
   StreamService.Default,
   CastService.Default,
+  EventBus.Default,
 ).pipe(
   Layer.provide(Mailer.layer),
   Layer.provide(FetchHttpClient.layer),
@@ -76,6 +78,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     ScanHttpLive,
     StreamingHttpLive,
     CastHttpLive,
+    EventsHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),

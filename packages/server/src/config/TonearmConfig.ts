@@ -1,4 +1,5 @@
 import * as path from "node:path"
+import { SSE_HEARTBEAT_SECONDS } from "@tonearm/core"
 import { Config, Context, Effect, Layer, Option, type Redacted } from "effect"
 
 /** Navidrome's port: operators switching over keep their bookmarks and proxy rules. */
@@ -25,6 +26,8 @@ export interface TonearmSettings {
   readonly mailWebhookUrl: Option.Option<string>
   readonly clientApkDir: string
   readonly maxBodyBytes: number
+  /** Seconds between SSE heartbeats (spec: 15). */
+  readonly sseHeartbeatSeconds: number
 }
 
 export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<TonearmConfig, TonearmSettings>() {
@@ -48,7 +51,11 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const maxBodyBytes = yield* Config.integer("TONEARM_MAX_BODY_BYTES").pipe(
         Config.withDefault(DEFAULT_MAX_BODY_BYTES),
       )
+      const sseHeartbeatSeconds = yield* Config.number("TONEARM_SSE_HEARTBEAT_SECONDS").pipe(
+        Config.withDefault(SSE_HEARTBEAT_SECONDS),
+      )
       return {
+        sseHeartbeatSeconds,
         port,
         host,
         dataDir,

@@ -1,9 +1,10 @@
 import * as fs from "node:fs"
+import { createServer } from "node:http"
 import * as os from "node:os"
 import * as path from "node:path"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { DEFAULT_MAX_BODY_BYTES, TonearmConfig, type TonearmSettings } from "../../src/config/TonearmConfig.js"
 import { HttpAppLive } from "../../src/main.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
@@ -26,6 +27,7 @@ export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
           mailWebhookUrl: Option.none(),
           clientApkDir: path.join(dataDir, "client"),
           maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+          sseHeartbeatSeconds: 15,
           ...overrides,
         } satisfies TonearmSettings
       }),
@@ -53,3 +55,25 @@ export const serverUrl = Effect.map(HttpServer.HttpServer, (server) => {
   const address = server.address
   return address._tag === "TcpAddress" ? `http://127.0.0.1:${address.port}` : "http://unix"
 })
+
+/**
+ * Another server process on the same database (a second replica), on its own random port; it lives as long
+ * as the calling scope. Returns its base URL.
+ */
+export const secondReplica = (overrides: Partial<TonearmSettings> = {}) =>
+  Effect.gen(function* () {
+    const { PgClient } = yield* Effect.promise(() => import("@effect/sql-pg"))
+    const { makeDatabaseLive, pgClientLayer } = yield* Effect.promise(() => import("../../src/db/Database.js"))
+    const pg = yield* PgClient.PgClient
+    const url = pg.config.url!
+    const replica = HttpApiBuilder.serve().pipe(
+      Layer.provide(HttpAppLive),
+      Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" })),
+      Layer.provide(makeDatabaseLive(pgClientLayer(url))),
+      Layer.provide(testConfig(overrides)),
+      Layer.provide(QuietLogs),
+    )
+    const context = yield* Layer.build(replica)
+    const server = Context.get(context, HttpServer.HttpServer)
+    return server.address._tag === "TcpAddress" ? `http://127.0.0.1:${server.address.port}` : "http://unix"
+  })

@@ -1,0 +1,79 @@
+import { PgClient } from "@effect/sql-pg"
+import {
+  type EventEnvelope,
+  EventEnvelope as EventEnvelopeSchema,
+  type EventKind,
+  isDeliveredTo,
+  type UserId,
+} from "@tonearm/core"
+import { Effect, Queue, Schedule, Schema, type Scope, Stream } from "effect"
+
+/** NOTIFY channel shared by every replica on the database. */
+const CHANNEL = "tonearm_events"
+/** A subscriber that falls this far behind loses events; the publisher never waits for it. */
+export const SUBSCRIBER_BUFFER = 256
+
+const decodeEnvelope = Schema.decodeUnknownOption(Schema.parseJson(EventEnvelopeSchema))
+
+interface Subscriber {
+  readonly userId: string
+  readonly queue: Queue.Queue<EventEnvelope>
+}
+
+/**
+ * Live events (spec "Events"). Publishing is a PostgreSQL NOTIFY, sent with the caller's transaction when
+ * there is one (so a rolled-back change announces nothing); every replica LISTENs and hands each event to
+ * its own subscribers' bounded queues, dropping for a subscriber whose queue is full.
+ */
+export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventBus", {
+  scoped: Effect.gen(function* () {
+    const pg = yield* PgClient.PgClient
+    const subscribers = new Set<Subscriber>()
+
+    const deliver = (event: EventEnvelope) =>
+      Effect.forEach(
+        subscribers,
+        (subscriber) => (isDeliveredTo(event, subscriber.userId) ? Queue.offer(subscriber.queue, event) : Effect.void),
+        { discard: true },
+      )
+
+    // One LISTEN connection per replica, re-established if it drops.
+    yield* pg.listen(CHANNEL).pipe(
+      Stream.runForEach((payload) => {
+        const event = decodeEnvelope(payload)
+        return event._tag === "Some"
+          ? deliver(event.value)
+          : Effect.logWarning(`ignored a malformed event: ${payload.slice(0, 200)}`)
+      }),
+      Effect.catchAllCause((cause) => Effect.logWarning("event listener lost its connection; reconnecting", cause)),
+      Effect.repeat(Schedule.spaced("1 second")),
+      Effect.forkScoped,
+    )
+
+    /** Best effort: a failure to publish is logged and never fails the change that caused it. */
+    const publish = (kind: EventKind, userId: UserId | null, data: Record<string, unknown>) => {
+      const envelope: EventEnvelope = { kind, user_id: userId ?? "", data }
+      return pg`SELECT pg_notify(${CHANNEL}, ${JSON.stringify(envelope)})`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning(`could not publish ${kind}`, cause)),
+      )
+    }
+
+    /** A bounded, dropping queue of the events this user may see, for as long as the scope lives. */
+    const subscribe = (userId: UserId): Effect.Effect<Queue.Dequeue<EventEnvelope>, never, Scope.Scope> =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          const queue = yield* Queue.dropping<EventEnvelope>(SUBSCRIBER_BUFFER)
+          const subscriber = { userId, queue }
+          subscribers.add(subscriber)
+          return subscriber
+        }),
+        (subscriber) =>
+          Effect.sync(() => subscribers.delete(subscriber)).pipe(Effect.zipRight(Queue.shutdown(subscriber.queue))),
+      ).pipe(Effect.map((subscriber) => subscriber.queue))
+
+    const subscriberCount = Effect.sync(() => subscribers.size)
+
+    return { publish, subscribe, subscriberCount } as const
+  }),
+}) {}

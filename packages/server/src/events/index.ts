@@ -1,0 +1,2 @@
+export { EventBus, SUBSCRIBER_BUFFER } from "./EventBus.js"
+export { EventsHttpLive } from "./EventsHttp.js"
