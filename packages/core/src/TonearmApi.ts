@@ -2,8 +2,10 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
-import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
+import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi, SyncApi } from "./library/LibraryApi.js"
+import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
+import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 
@@ -18,12 +20,16 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(AdminUsersApi)
   .add(TrustedProxiesApi)
   .add(LibraryApi)
+  .add(SyncApi)
   .add(CoversApi)
   .add(ScanApi)
   .add(CoverSourcesApi)
   .add(StreamingApi)
   .add(CastApi)
   .add(EventsApi)
+  .add(PlaysApi)
+  .add(LikesApi)
+  .add(PlaylistsApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -105,6 +105,12 @@ export class InvalidTrackId extends coded(
   "invalid_track_id",
   400,
 ) {}
+/** Contract: a non-singleton or unknown system kind on refresh/shuffle routes is 404 `not_refreshable`. */
+export class NotRefreshable extends coded(
+  Schema.TaggedError<NotRefreshable>()("NotRefreshable", Message),
+  "not_refreshable",
+  404,
+) {}
 export class ServiceUnavailable extends coded(
   Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Message),
   "service_unavailable",
@@ -130,6 +136,7 @@ export type ApiError =
   | ConflictingFilters
   | InvertedYearRange
   | InvalidTrackId
+  | NotRefreshable
 
 const envelopes = new WeakMap<object, Schema.Schema.Any>()
 

@@ -14,6 +14,7 @@ import {
   RequestAuthenticator,
   SessionsService,
 } from "./accounts/index.js"
+import { ChangeLog } from "./changes/ChangeLog.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
@@ -32,6 +33,8 @@ import {
   ScanService,
   TrackFiles,
 } from "./library/index.js"
+import { LikesHttpLive, LikesService, PlaysHttpLive, PlaysService } from "./listening/index.js"
+import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
 import {
   CastHttpLive,
@@ -41,10 +44,11 @@ import {
   StreamSecretLive,
   StreamService,
 } from "./streaming/index.js"
+import { SyncHttpLive, SyncService } from "./sync/index.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 
-/** Domain services over an already-built database and config. */
-export const ServicesLive = Layer.mergeAll(
+/** Services with no dependency on other domains' services. */
+const FoundationServicesLive = Layer.mergeAll(
   AccountsService.Default,
   SessionsService.Default,
   TrustedProxies.Default,
@@ -57,7 +61,21 @@ export const ServicesLive = Layer.mergeAll(
   StreamService.Default,
   CastService.Default,
   EventBus.Default,
-).pipe(
+  ChangeLog.Default,
+)
+
+/** Listening data, built on the library, the change log and the event bus. */
+const ListeningServicesLive = Layer.mergeAll(
+  LikesService.Default,
+  PlaysService.Default,
+  PlaylistsService.Default,
+  PlaylistCover.Default,
+)
+
+/** Domain services over an already-built database and config. */
+export const ServicesLive = SyncService.Default.pipe(
+  Layer.provideMerge(ListeningServicesLive),
+  Layer.provideMerge(FoundationServicesLive),
   Layer.provide(Mailer.layer),
   Layer.provide(FetchHttpClient.layer),
   Layer.provideMerge(ParsePool.layer()),
@@ -79,6 +97,10 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     StreamingHttpLive,
     CastHttpLive,
     EventsHttpLive,
+    PlaysHttpLive,
+    LikesHttpLive,
+    PlaylistsHttpLive,
+    SyncHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),

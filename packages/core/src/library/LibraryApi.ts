@@ -20,6 +20,7 @@ import {
   YearRow,
 } from "./Library.js"
 import { ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
+import { SyncPage, SyncQuery } from "./sync.js"
 
 const albumId = HttpApiSchema.param("id", AlbumId)
 const artistId = HttpApiSchema.param("id", ArtistId)
@@ -76,6 +77,20 @@ export class CoverSourcesApi extends HttpApiGroup.make("coverSources")
   .add(HttpApiEndpoint.get("list", "/api/admin/cover-sources").addSuccess(CoverSources))
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "Admin: cover sources") {}
+
+/** Keeping clients' offline copies in step (spec "Library sync"). */
+export class SyncApi extends HttpApiGroup.make("sync")
+  .add(
+    HttpApiEndpoint.get("changes", "/api/library/sync")
+      .setUrlParams(SyncQuery)
+      .addSuccess(SyncPage)
+      .annotate(
+        OpenApi.Description,
+        "Changes after `cursor` (absent: everything): upserts in their current state and deletes, each entity once. Call again with the returned cursor while `has_more`.",
+      ),
+  )
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Library sync") {}
 
 /** Library scans. */
 export class ScanApi extends HttpApiGroup.make("scan")

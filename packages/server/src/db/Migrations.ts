@@ -2,11 +2,13 @@ import { Migrator } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import m0001 from "./migrations/0001_accounts.js"
 import m0002 from "./migrations/0002_library.js"
+import m0003 from "./migrations/0003_listening.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
   "0001_accounts": m0001,
   "0002_library": m0002,
+  "0003_listening": m0003,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -222,7 +222,34 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       orInternal("BrowseRepository.coverCounts"),
     )
 
+    /** Rows for these ids (any order; missing ids are simply absent). */
+    const tracksByIds = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE t.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
+            Effect.flatMap(decodeRows(TrackRecord)),
+            orInternal("BrowseRepository.tracksByIds"),
+          )
+    const albumsByIds = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+              WHERE a.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
+            Effect.flatMap(decodeRows(AlbumRecord)),
+            orInternal("BrowseRepository.albumsByIds"),
+          )
+    const artistsByIds = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : sql`SELECT ${artistColumns} FROM artists ar WHERE ar.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
+            Effect.flatMap(decodeRows(ArtistRecord)),
+            orInternal("BrowseRepository.artistsByIds"),
+          )
+
     return {
+      tracksByIds,
+      albumsByIds,
+      artistsByIds,
       coverCounts,
       genres,
       years,

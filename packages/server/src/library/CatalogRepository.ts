@@ -26,10 +26,21 @@ export interface ScanErrorRow {
   readonly message: string
 }
 
-/** What one committed batch changed. */
+/** What one batch wrote. */
 export interface BatchOutcome {
   readonly inserted: number
   readonly updatedPaths: ReadonlyArray<string>
+  readonly artistIds: ReadonlyArray<string>
+  readonly albumIds: ReadonlyArray<string>
+  readonly trackIds: ReadonlyArray<string>
+}
+
+/** What tidying removed or changed. */
+export interface TidyOutcome {
+  readonly deletedAlbums: ReadonlyArray<string>
+  readonly deletedArtists: ReadonlyArray<string>
+  readonly changedAlbums: ReadonlyArray<string>
+  readonly changedArtists: ReadonlyArray<string>
 }
 
 const CHUNK = 5_000
@@ -127,6 +138,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         }
         let insertedTracks = 0
         const updatedPaths: Array<string> = []
+        const trackIds: Array<string> = []
         if (rows.tracks.length > 0) {
           const written = yield* sql<{ id: string; path: string; inserted: boolean }>`
             INSERT INTO tracks ${sql.insert(
@@ -149,6 +161,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           const idByPath = new Map<string, string>()
           for (const row of written) {
             idByPath.set(row.path, row.id)
+            trackIds.push(row.id)
             if (row.inserted) insertedTracks++
             else updatedPaths.push(row.path)
           }
@@ -192,17 +205,23 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           // A file that turned corrupt is no longer a track.
           yield* sql`DELETE FROM tracks WHERE path = ANY(${input.errors.map((error) => error.path)})`
         }
-        return { inserted: insertedTracks, updatedPaths } satisfies BatchOutcome
+        return {
+          inserted: insertedTracks,
+          updatedPaths,
+          artistIds: [...artistIds.values()],
+          albumIds: [...albumIds.values()],
+          trackIds,
+        } satisfies BatchOutcome
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.writeBatch"))
 
-    /** Removes tracks whose files are gone; returns how many. */
+    /** Removes tracks whose files are gone; returns their ids. */
     const removeTracks = (paths: ReadonlyArray<string>) =>
       Effect.forEach(chunks(paths), (chunk) =>
         sql<{ id: string }>`DELETE FROM tracks WHERE path = ANY(${chunk as Array<string>}) RETURNING id`.pipe(
-          Effect.map((rows) => rows.length),
+          Effect.map((rows) => rows.map((row) => row.id)),
         ),
       ).pipe(
-        Effect.map((counts) => counts.reduce((sum, n) => sum + n, 0)),
+        Effect.map((ids) => ids.flat()),
         orInternal("CatalogRepository.removeTracks"),
       )
 
@@ -229,33 +248,46 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      * gone, and refresh the stored counts the browse queries read.
      */
     const tidy = Effect.gen(function* () {
-      yield* sql`DELETE FROM albums a WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id)`
-      yield* sql`
+      const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
+      const deletedAlbums = yield* sql<{ id: string }>`
+        DELETE FROM albums a WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id) RETURNING id`
+      const deletedArtists = yield* sql<{ id: string }>`
         DELETE FROM artists ar
         WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.artist_id = ar.id)
-          AND NOT EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id)`
-      yield* sql`
+          AND NOT EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id)
+        RETURNING id`
+      const uncovered = yield* sql<{ id: string }>`
         UPDATE albums SET cover_art_source = NULL, cover_path = NULL
         WHERE (cover_art_source = 'embedded'
                AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.path = albums.cover_path AND t.has_embedded_cover))
            OR (cover_art_source = 'sidecar'
-               AND NOT EXISTS (SELECT 1 FROM library_folders f WHERE f.sidecar = albums.cover_path))`
+               AND NOT EXISTS (SELECT 1 FROM library_folders f WHERE f.sidecar = albums.cover_path))
+        RETURNING id`
       // An album that lost its sidecar falls back to an embedded picture of its own tracks.
-      yield* sql`
+      const recovered = yield* sql<{ id: string }>`
         UPDATE albums a SET cover_art_source = 'embedded', cover_path = pick.path
         FROM (SELECT DISTINCT ON (album_id) album_id, path FROM tracks WHERE has_embedded_cover
               ORDER BY album_id, disc_number NULLS FIRST, track_number NULLS FIRST, path) pick
-        WHERE a.id = pick.album_id AND a.cover_art_source IS NULL`
-      yield* sql`
+        WHERE a.id = pick.album_id AND a.cover_art_source IS NULL
+        RETURNING a.id`
+      const recounted = yield* sql<{ id: string }>`
         UPDATE albums a SET track_count = s.n, duration_ms = s.ms
         FROM (SELECT album_id, count(*)::int AS n, COALESCE(sum(duration_ms), 0)::bigint AS ms FROM tracks GROUP BY album_id) s
-        WHERE a.id = s.album_id AND (a.track_count <> s.n OR a.duration_ms <> s.ms)`
-      yield* sql`
+        WHERE a.id = s.album_id AND (a.track_count <> s.n OR a.duration_ms <> s.ms)
+        RETURNING a.id`
+      const artistsRecounted = yield* sql<{ id: string }>`
         UPDATE artists ar SET album_count = COALESCE(al.n, 0), track_count = COALESCE(tr.n, 0)
         FROM artists base
         LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM albums GROUP BY artist_id) al ON al.artist_id = base.id
         LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM tracks GROUP BY artist_id) tr ON tr.artist_id = base.id
-        WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))`
+        WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))
+        RETURNING ar.id`
+      return {
+        deletedAlbums: ids(deletedAlbums),
+        deletedArtists: ids(deletedArtists),
+        changedAlbums: [...new Set([...ids(uncovered), ...ids(recovered), ...ids(recounted)])],
+        changedArtists: ids(artistsRecounted),
+      } satisfies TidyOutcome
     }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
     return {

@@ -179,7 +179,40 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       return new CoverSources({ providers, coverage: new CoverCoverage({ albums, covered, by_source: bySource }) })
     })
 
-    return { genres, years, albums, album, artist, search, shuffle, home, homeIndex, coverSources } as const
+    /** Entities in the order of `ids`; ids that no longer exist are left out. */
+    const inOrder = <R extends { readonly id: string }, A>(
+      ids: ReadonlyArray<string>,
+      rows: ReadonlyArray<R>,
+      to: (row: R) => A,
+    ) => {
+      const byId = new Map(rows.map((row) => [row.id as string, row]))
+      return ids.flatMap((id) => {
+        const row = byId.get(id)
+        return row === undefined ? [] : [to(row)]
+      })
+    }
+    const tracksByIds = (ids: ReadonlyArray<string>) =>
+      Effect.map(browse.tracksByIds(ids), (rows) => inOrder(ids, rows, toTrack))
+    const albumsByIds = (ids: ReadonlyArray<string>) =>
+      Effect.map(browse.albumsByIds(ids), (rows) => inOrder(ids, rows, toAlbumRef))
+    const artistsByIds = (ids: ReadonlyArray<string>) =>
+      Effect.map(browse.artistsByIds(ids), (rows) => inOrder(ids, rows, toArtist))
+
+    return {
+      genres,
+      years,
+      albums,
+      album,
+      artist,
+      search,
+      shuffle,
+      home,
+      homeIndex,
+      coverSources,
+      tracksByIds,
+      albumsByIds,
+      artistsByIds,
+    } as const
   }),
   dependencies: [BrowseRepository.Default],
 }) {}

@@ -1,9 +1,12 @@
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
+import { SqlClient } from "@effect/sql"
 import { pickSidecarCover } from "@tonearm/core"
 import { Cause, Chunk, Effect, Option, Stream } from "effect"
+import { type Change, ChangeLog } from "../changes/ChangeLog.js"
 import { currentDate } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
+import { orInternal } from "../db/sqlErrors.js"
 import { CatalogRepository, type FolderState, type KnownFile, type ScanErrorRow } from "./CatalogRepository.js"
 import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
 import { ParsePool } from "./ParsePool.js"
@@ -46,6 +49,8 @@ type ReadOutcome =
 export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
   effect: Effect.gen(function* () {
     const catalog = yield* CatalogRepository
+    const changes = yield* ChangeLog
+    const sql = yield* SqlClient.SqlClient
     const scans = yield* ScanRepository
     const pool = yield* ParsePool
     const config = yield* TonearmConfig
@@ -106,7 +111,26 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
               sidecarMtimeMs: sidecar?.mtimeMs ?? null,
             })
           }
-          const outcome = yield* catalog.writeBatch({ rows, folders: folderStates, errors, now: yield* currentDate })
+          const now = yield* currentDate
+          // The batch and its change-log rows commit together, so sync never sees one without the other.
+          const outcome = yield* Effect.gen(function* () {
+            const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, now })
+            yield* changes.record(
+              [
+                ...written.artistIds.map(
+                  (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "upsert" }),
+                ),
+                ...written.albumIds.map(
+                  (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "upsert" }),
+                ),
+                ...written.trackIds.map(
+                  (id): Change => ({ entity: "track", entityId: id, scope: null, operation: "upsert" }),
+                ),
+              ],
+              now,
+            )
+            return written
+          }).pipe(sql.withTransaction, orInternal("Scanner.writeBatch"))
           const written = new Map(rows.tracks.map((track) => [track.path, track]))
           const updated = outcome.updatedPaths.filter((updatedPath) => {
             const track = written.get(updatedPath)!
@@ -242,10 +266,34 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         counters.errors = errorsThisScan
 
         yield* report("tidying")
-        counters.removed = yield* catalog.removeTracks(removedPaths)
+        const removedIds = yield* catalog.removeTracks(removedPaths)
+        counters.removed = removedIds.length
+        yield* changes.record(
+          removedIds.map((id): Change => ({ entity: "track", entityId: id, scope: null, operation: "delete" })),
+          yield* currentDate,
+        )
         yield* catalog.forgetFolders([...knownFolders.keys()].filter((known) => !folders.has(known)))
         yield* catalog.forgetErrors([...knownErrors.keys()].filter((known) => !onDisk.has(known)))
-        if (dirty.length > 0 || counters.removed > 0) yield* catalog.tidy
+        if (dirty.length > 0 || counters.removed > 0) {
+          const tidied = yield* catalog.tidy
+          yield* changes.record(
+            [
+              ...tidied.deletedAlbums.map(
+                (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "delete" }),
+              ),
+              ...tidied.deletedArtists.map(
+                (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "delete" }),
+              ),
+              ...tidied.changedAlbums.map(
+                (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "upsert" }),
+              ),
+              ...tidied.changedArtists.map(
+                (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "upsert" }),
+              ),
+            ],
+            yield* currentDate,
+          )
+        }
         yield* report("done")
         return { ...counters, seconds: (Date.now() - started) / 1000 } satisfies ScanSummary
       })
@@ -288,5 +336,5 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
 
     return { scan, root } as const
   }),
-  dependencies: [CatalogRepository.Default, ScanRepository.Default],
+  dependencies: [CatalogRepository.Default, ScanRepository.Default, ChangeLog.Default],
 }) {}

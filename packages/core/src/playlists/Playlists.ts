@@ -1,0 +1,64 @@
+import { Schema } from "effect"
+import { PlaylistId, TrackId } from "../ids.js"
+import { Track } from "../library/Library.js"
+import { PickKind } from "../listening/kinds.js"
+
+export const PlaylistEntryId = Schema.UUID.pipe(Schema.brand("PlaylistEntryId"))
+export type PlaylistEntryId = typeof PlaylistEntryId.Type
+
+/** Playlist row view (contract "Playlists"); `refreshable` is true exactly for singleton system kinds. */
+export const PlaylistRowFields = {
+  id: PlaylistId,
+  name: Schema.String,
+  track_count: Schema.Int,
+  duration_ms: Schema.Int,
+  system_variant: Schema.NullOr(Schema.String),
+  refreshable: Schema.Boolean,
+  updated_at: Schema.DateTimeUtc,
+}
+export class PlaylistRow extends Schema.Class<PlaylistRow>("PlaylistRow")(PlaylistRowFields) {}
+
+export class PlaylistEntry extends Schema.Class<PlaylistEntry>("PlaylistEntry")({
+  entry_id: PlaylistEntryId,
+  position: Schema.Int,
+  pick_kind: Schema.NullOr(PickKind),
+  track: Track,
+}) {}
+
+export class PlaylistDetail extends Schema.Class<PlaylistDetail>("PlaylistDetail")({
+  ...PlaylistRowFields,
+  description: Schema.NullOr(Schema.String),
+  tracks: Schema.Array(PlaylistEntry),
+}) {}
+
+const Name = Schema.Trim.pipe(
+  Schema.minLength(1, { message: () => "name must not be empty" }),
+  Schema.maxLength(200, { message: () => "name must be at most 200 characters" }),
+)
+const Description = Schema.NullOr(Schema.String.pipe(Schema.maxLength(4000)))
+/** One request may add at most this many tracks. */
+export const PLAYLIST_BATCH_MAX = 5000
+const TrackIds = Schema.Array(TrackId).pipe(Schema.maxItems(PLAYLIST_BATCH_MAX))
+const EntryIds = Schema.Array(PlaylistEntryId).pipe(Schema.maxItems(100_000))
+
+export const NewPlaylist = Schema.Struct({
+  name: Name,
+  description: Schema.optional(Description),
+  track_ids: Schema.optional(TrackIds),
+})
+export type NewPlaylist = typeof NewPlaylist.Type
+
+export const PlaylistPatch = Schema.Struct({
+  name: Schema.optional(Name),
+  description: Schema.optional(Description),
+})
+export type PlaylistPatch = typeof PlaylistPatch.Type
+
+/** Append, or insert before `position` (0-based; past the end appends). */
+export const AddTracks = Schema.Struct({
+  track_ids: TrackIds.pipe(Schema.minItems(1)),
+  position: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+})
+export const RemoveEntries = Schema.Struct({ entry_ids: EntryIds.pipe(Schema.minItems(1)) })
+/** The full new order: every current entry exactly once. */
+export const ReorderEntries = Schema.Struct({ entry_ids: EntryIds })

@@ -1,0 +1,54 @@
+import { SqlClient } from "@effect/sql"
+import type { UserId } from "@tonearm/core"
+import { Effect } from "effect"
+import { orInternal } from "../db/sqlErrors.js"
+
+export type LikeEntity = "track" | "album" | "artist"
+
+const TABLE: Record<LikeEntity, string> = { track: "tracks", album: "albums", artist: "artists" }
+
+export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/server/LikeRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const exists = (entity: LikeEntity, id: string) =>
+      sql`SELECT 1 FROM ${sql(TABLE[entity])} WHERE id = ${id}`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("LikeRepository.exists"),
+      )
+
+    /** True when the like is new (an existing like keeps its time: likes are idempotent). */
+    const add = (userId: UserId, entity: LikeEntity, id: string, now: Date) =>
+      sql`
+        INSERT INTO likes (user_id, entity, entity_id, liked_at) VALUES (${userId}, ${entity}, ${id}, ${now})
+        ON CONFLICT DO NOTHING RETURNING entity_id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("LikeRepository.add"),
+      )
+
+    /** True when a like was removed. */
+    const remove = (userId: UserId, entity: LikeEntity, id: string) =>
+      sql`DELETE FROM likes WHERE user_id = ${userId} AND entity = ${entity} AND entity_id = ${id} RETURNING entity_id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("LikeRepository.remove"),
+      )
+
+    /** The user's liked ids of one kind, newest first. */
+    const ids = (userId: UserId, entity: LikeEntity) =>
+      sql<{ entity_id: string }>`
+        SELECT entity_id FROM likes WHERE user_id = ${userId} AND entity = ${entity} ORDER BY liked_at DESC, entity_id`.pipe(
+        Effect.map((rows) => rows.map((row) => row.entity_id)),
+        orInternal("LikeRepository.ids"),
+      )
+
+    /** Which of these ids the user likes, with when (library sync). */
+    const likedAmong = (userId: UserId, entity: LikeEntity, ids: ReadonlyArray<string>) =>
+      sql<{ entity_id: string; liked_at: Date }>`
+        SELECT entity_id, liked_at FROM likes
+        WHERE user_id = ${userId} AND entity = ${entity} AND entity_id = ANY(${[...ids]}::uuid[])`.pipe(
+        orInternal("LikeRepository.likedAmong"),
+      )
+
+    return { exists, add, remove, ids, likedAmong } as const
+  }),
+}) {}

@@ -1,0 +1,61 @@
+import { type EventKind, LikedItems, NotFound, type UserId } from "@tonearm/core"
+import { Effect } from "effect"
+import { ChangeLog } from "../changes/ChangeLog.js"
+import { currentDate } from "../clock.js"
+import { EventBus } from "../events/index.js"
+import { LibraryService } from "../library/index.js"
+import { type LikeEntity, LikeRepository } from "./LikeRepository.js"
+
+const EVENTS: Record<LikeEntity, { liked: EventKind; unliked: EventKind }> = {
+  track: { liked: "track.liked", unliked: "track.unliked" },
+  album: { liked: "album.liked", unliked: "album.unliked" },
+  artist: { liked: "artist.liked", unliked: "artist.unliked" },
+}
+
+/**
+ * Likes of tracks, albums and artists: idempotent, each writing its library change-log row best-effort (a
+ * failure is logged, never failing the response) and publishing its event to the liking user.
+ */
+export class LikesService extends Effect.Service<LikesService>()("@tonearm/server/LikesService", {
+  effect: Effect.gen(function* () {
+    const likes = yield* LikeRepository
+    const changes = yield* ChangeLog
+    const events = yield* EventBus
+    const library = yield* LibraryService
+
+    const set = (liked: boolean) =>
+      Effect.fn("LikesService.set")(function* (userId: UserId, entity: LikeEntity, id: string) {
+        if (liked && !(yield* likes.exists(entity, id))) return yield* new NotFound({ message: `no such ${entity}` })
+        const now = yield* currentDate
+        if (liked) yield* likes.add(userId, entity, id, now)
+        else yield* likes.remove(userId, entity, id)
+        yield* changes.recordBestEffort(
+          [{ entity: `like_${entity}`, entityId: id, scope: userId, operation: liked ? "upsert" : "delete" }],
+          now,
+        )
+        yield* events.publish(liked ? EVENTS[entity].liked : EVENTS[entity].unliked, userId, { id })
+      })
+
+    const like = set(true)
+    /** Unliking what is not liked (or no longer exists) is a no-op, still 204. */
+    const unlike = set(false)
+
+    const list = Effect.fn("LikesService.list")(function* (userId: UserId) {
+      const [trackIds, albumIds, artistIds] = yield* Effect.all(
+        [likes.ids(userId, "track"), likes.ids(userId, "album"), likes.ids(userId, "artist")],
+        { concurrency: 3 },
+      )
+      const [tracks, albums, artists] = yield* Effect.all(
+        [library.tracksByIds(trackIds), library.albumsByIds(albumIds), library.artistsByIds(artistIds)],
+        { concurrency: 3 },
+      )
+      return new LikedItems({ tracks, albums, artists })
+    })
+
+    const likedAmong = (userId: UserId, entity: LikeEntity, ids: ReadonlyArray<string>) =>
+      likes.likedAmong(userId, entity, ids)
+
+    return { like, unlike, list, likedAmong } as const
+  }),
+  dependencies: [LikeRepository.Default],
+}) {}

@@ -1,0 +1,218 @@
+import { SqlClient } from "@effect/sql"
+import {
+  type ArtistId,
+  clampClientTime,
+  clampPlayedMs,
+  completionOf,
+  isSkip,
+  isSystemVariant,
+  NotFound,
+  normalizeDeviceClass,
+  PLAY_HISTORY_DEFAULT,
+  PLAY_HISTORY_MAX,
+  PlayEventCreated,
+  type PlayEventId,
+  type PlayEventRequest,
+  PlayHistory,
+  PlayHistoryItem,
+  type PlayOffline,
+  type PlayStarted,
+  RecommendationMetrics,
+  TOP_TRACKS_LIMIT,
+  TopTracks,
+  TrackId,
+  type UserId,
+} from "@tonearm/core"
+import { metricsWindowDays, rollUpMetrics } from "@tonearm/recommend"
+import { DateTime, Effect, Either, Encoding, Option } from "effect"
+import { currentDate, daysBefore } from "../clock.js"
+import { orInternal } from "../db/sqlErrors.js"
+import { LibraryService } from "../library/index.js"
+import { PlayRepository } from "./PlayRepository.js"
+
+const sourceOf = (raw: string | null | undefined) => {
+  const trimmed = raw?.trim()
+  return trimmed === undefined || trimmed === "" ? null : trimmed
+}
+
+const historyCursor = {
+  encode: (startedAt: Date, id: string) => Encoding.encodeBase64Url(`${startedAt.toISOString()}|${id}`),
+  decode: (cursor: string | undefined) => {
+    if (cursor === undefined || cursor === "") return null
+    const text = Either.getOrUndefined(Encoding.decodeBase64UrlString(cursor))
+    const [at, id] = text?.split("|") ?? []
+    const startedAt = at === undefined ? Number.NaN : Date.parse(at)
+    return Number.isNaN(startedAt) || id === undefined ? null : { startedAt: new Date(startedAt), id }
+  },
+}
+
+/**
+ * Play events (contract "Play events"): the skip rule and device classes come from core; a play whose
+ * source is a known system kind gets the pick kind of its snapshot row and joins that kind's rotation
+ * state, in the same transaction as the play itself.
+ */
+export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/server/PlaysService", {
+  effect: Effect.gen(function* () {
+    const plays = yield* PlayRepository
+    const library = yield* LibraryService
+    const sql = yield* SqlClient.SqlClient
+
+    const trackFacts = (trackId: PlayStarted["track_id"]) =>
+      Effect.flatMap(plays.trackFacts(trackId), (facts) =>
+        Option.match(facts, {
+          onNone: () => Effect.fail(new NotFound({ message: "no such track" })),
+          onSome: Effect.succeed,
+        }),
+      )
+
+    /** Stamps the pick kind and advances the rotation when the source is a system snapshot. */
+    const systemSource = (userId: UserId, source: string | null, trackId: PlayStarted["track_id"], now: Date) =>
+      source !== null && isSystemVariant(source)
+        ? Effect.gen(function* () {
+            yield* plays.appendRotation(userId, source, trackId, now)
+            return yield* plays.snapshotPickKind(userId, source, trackId)
+          })
+        : Effect.succeed(null)
+
+    const started = (userId: UserId, event: PlayStarted) =>
+      Effect.gen(function* () {
+        const facts = yield* trackFacts(event.track_id)
+        const now = yield* currentDate
+        const source = sourceOf(event.source)
+        return yield* Effect.gen(function* () {
+          yield* plays.lockUser(userId)
+          yield* plays.closeOpen(userId, now)
+          const pickKind = yield* systemSource(userId, source, event.track_id, now)
+          const id = yield* plays.insert({
+            userId,
+            trackId: event.track_id,
+            artistId: facts.artist_id,
+            albumId: facts.album_id,
+            clientId: event.client_id,
+            startedAt: now,
+            endedAt: null,
+            durationPlayedMs: null,
+            trackDurationMs: facts.duration_ms,
+            skipped: false,
+            completion: null,
+            source,
+            pickKind,
+            deviceClass: normalizeDeviceClass(event.device_class),
+            now,
+          })
+          return new PlayEventCreated({ play_event_id: id })
+        }).pipe(sql.withTransaction, orInternal("PlaysService.started"))
+      })
+
+    /** A complete past play, start and end in one transaction; `at` is clamped to [account creation, now + 5 min]. */
+    const offline = (userId: UserId, event: PlayOffline) =>
+      Effect.gen(function* () {
+        const facts = yield* trackFacts(event.track_id)
+        const now = yield* currentDate
+        const created = Option.getOrElse(yield* plays.accountCreatedAt(userId), () => now)
+        const startedAt = new Date(clampClientTime(DateTime.toEpochMillis(event.at), created.getTime(), now.getTime()))
+        const played = clampPlayedMs(event.duration_played_ms, facts.duration_ms)
+        const source = sourceOf(event.source)
+        return yield* Effect.gen(function* () {
+          yield* plays.lockUser(userId)
+          const pickKind = yield* systemSource(userId, source, event.track_id, now)
+          const id = yield* plays.insert({
+            userId,
+            trackId: event.track_id,
+            artistId: facts.artist_id,
+            albumId: facts.album_id,
+            clientId: event.client_id,
+            startedAt,
+            endedAt: new Date(startedAt.getTime() + played),
+            durationPlayedMs: played,
+            trackDurationMs: facts.duration_ms,
+            skipped: isSkip(played, facts.duration_ms),
+            completion: completionOf(played, facts.duration_ms),
+            source,
+            pickKind,
+            deviceClass: normalizeDeviceClass(event.device_class),
+            now,
+          })
+          return new PlayEventCreated({ play_event_id: id })
+        }).pipe(sql.withTransaction, orInternal("PlaysService.offline"))
+      })
+
+    /** play_ended applies the skip rule; play_skipped marks a skip whatever the position. */
+    const ended = (userId: UserId, id: PlayEventId, playedMs: number, forcedSkip: boolean) =>
+      Effect.gen(function* () {
+        const play = yield* plays.find(userId, id)
+        if (Option.isNone(play)) return yield* new NotFound({ message: "no such play event" })
+        // The first end wins; a later play_ended for the same play changes nothing.
+        if (play.value.duration_played_ms !== null && !forcedSkip) return
+        const length = play.value.track_duration_ms
+        const played = clampPlayedMs(playedMs, length)
+        yield* plays.finish(play.value.id, {
+          endedAt: yield* currentDate,
+          durationPlayedMs: played,
+          skipped: forcedSkip || isSkip(played, length),
+          completion: completionOf(played, length),
+        })
+      })
+
+    const report = Effect.fn("PlaysService.report")(function* (userId: UserId, event: PlayEventRequest) {
+      switch (event.type) {
+        case "play_started":
+          return yield* started(userId, event)
+        case "play_offline":
+          return yield* offline(userId, event)
+        case "play_ended":
+          return yield* ended(userId, event.play_event_id, event.duration_played_ms, false)
+        case "play_skipped":
+          return yield* ended(userId, event.play_event_id, event.position_ms, true)
+      }
+    })
+
+    const history = Effect.fn("PlaysService.history")(function* (
+      userId: UserId,
+      query: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
+    ) {
+      const limit = Math.min(PLAY_HISTORY_MAX, Math.max(1, query.limit ?? PLAY_HISTORY_DEFAULT))
+      const rows = yield* plays.history(userId, historyCursor.decode(query.cursor), limit + 1)
+      const page = rows.slice(0, limit)
+      const last = page.at(-1)
+      return new PlayHistory({
+        items: page.map(
+          (row) =>
+            new PlayHistoryItem({
+              id: row.id,
+              track_id: TrackId.make(row.track_id),
+              started_at: row.started_at,
+              duration_played_ms: row.duration_played_ms,
+              skipped: row.skipped,
+              source: row.source,
+              pick_kind: row.pick_kind,
+              device_class: row.device_class,
+              client_id: row.client_id,
+            }),
+        ),
+        cursor:
+          rows.length > limit && last !== undefined
+            ? historyCursor.encode(new Date(DateTime.toEpochMillis(last.started_at)), last.id)
+            : null,
+      })
+    })
+
+    const topTracks = Effect.fn("PlaysService.topTracks")(function* (userId: UserId, artistId: ArtistId) {
+      const found = yield* library.artistsByIds([artistId])
+      if (found.length === 0) return yield* new NotFound({ message: "no such artist" })
+      return new TopTracks({
+        tracks: yield* library.tracksByIds(yield* plays.topTracks(userId, artistId, TOP_TRACKS_LIMIT)),
+      })
+    })
+
+    /** Per-source outcomes over the window (Metrics rules), rolled up by the pure function in recommend. */
+    const metrics = Effect.fn("PlaysService.metrics")(function* (userId: UserId, days: number | undefined) {
+      const windowDays = metricsWindowDays(days)
+      const rows = yield* plays.metricsRows(userId, daysBefore(yield* currentDate, windowDays))
+      return new RecommendationMetrics(rollUpMetrics(rows, windowDays))
+    })
+
+    return { report, history, topTracks, metrics } as const
+  }),
+  dependencies: [PlayRepository.Default],
+}) {}

@@ -1,0 +1,3 @@
+export { LikesService } from "./LikesService.js"
+export { LikesHttpLive, PlaysHttpLive } from "./ListeningHttp.js"
+export { PlaysService } from "./PlaysService.js"

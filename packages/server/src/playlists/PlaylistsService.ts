@@ -1,0 +1,289 @@
+import { SqlClient } from "@effect/sql"
+import {
+  InvalidRequest,
+  isSingletonKind,
+  type NewPlaylist,
+  NotFound,
+  NotRefreshable,
+  PlaylistDetail,
+  PlaylistEntry,
+  type PlaylistEntryId,
+  type PlaylistId,
+  type PlaylistPatch,
+  PlaylistRow,
+  TrackId,
+  type UserId,
+} from "@tonearm/core"
+import { rotationShuffle } from "@tonearm/recommend"
+import { Effect, Option } from "effect"
+import { type Change, ChangeLog } from "../changes/ChangeLog.js"
+import { currentDate } from "../clock.js"
+import { orInternal } from "../db/sqlErrors.js"
+import { EventBus } from "../events/index.js"
+import { LibraryService } from "../library/index.js"
+import { type EntryRecord, type PlaylistRecord, PlaylistRepository } from "./PlaylistRepository.js"
+import { ensureEditable, ensureOwned } from "./PlaylistsPolicy.js"
+
+/** Display names of the singleton system playlists, when one is created before its first build. */
+const SYSTEM_NAMES: Record<string, string> = { for_you: "For You", discover: "Discover" }
+
+const toRow = (playlist: PlaylistRecord) =>
+  new PlaylistRow({
+    id: playlist.id,
+    name: playlist.name,
+    track_count: playlist.track_count,
+    duration_ms: playlist.duration_ms,
+    system_variant: playlist.system_variant,
+    refreshable: playlist.system_variant !== null && isSingletonKind(playlist.system_variant),
+    updated_at: playlist.updated_at,
+  })
+
+export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonearm/server/PlaylistsService", {
+  effect: Effect.gen(function* () {
+    const playlists = yield* PlaylistRepository
+    const library = yield* LibraryService
+    const changes = yield* ChangeLog
+    const events = yield* EventBus
+    const sql = yield* SqlClient.SqlClient
+
+    const load = (id: PlaylistId) =>
+      Effect.flatMap(playlists.find(id), (found) =>
+        Option.match(found, {
+          onNone: () => Effect.fail(new NotFound({ message: "no such playlist" })),
+          onSome: Effect.succeed,
+        }),
+      )
+
+    /** The detail with its entries in `ordered` (default: stored order); entries of vanished tracks are left out. */
+    const detailOf = (playlist: PlaylistRecord, ordered?: ReadonlyArray<EntryRecord>) =>
+      Effect.gen(function* () {
+        const entries = ordered ?? (yield* playlists.entries(playlist.id))
+        const tracks = yield* library.tracksByIds([...new Set(entries.map((entry) => entry.track_id))])
+        const byId = new Map(tracks.map((track) => [track.id as string, track]))
+        return new PlaylistDetail({
+          ...toRow(playlist),
+          description: playlist.description,
+          tracks: entries.flatMap((entry) => {
+            const track = byId.get(entry.track_id)
+            return track === undefined
+              ? []
+              : [
+                  new PlaylistEntry({
+                    entry_id: entry.entry_id,
+                    position: entry.position,
+                    pick_kind: entry.pick_kind,
+                    track,
+                  }),
+                ]
+          }),
+        })
+      })
+
+    const ensureTracks = (ids: ReadonlyArray<TrackId>) =>
+      Effect.flatMap(playlists.missingTracks(ids), (missing) =>
+        missing.length === 0 ? Effect.void : Effect.fail(new NotFound({ message: `no such track: ${missing[0]}` })),
+      )
+
+    /** Writes entries, logs the changes and stamps the playlist, in one transaction. */
+    const saveEntries = (
+      playlist: PlaylistRecord,
+      ordered: ReadonlyArray<{ entry_id?: string; track_id: string; pick_kind: EntryRecord["pick_kind"] }>,
+    ) =>
+      Effect.gen(function* () {
+        const now = yield* currentDate
+        const { removed, written } = yield* playlists.writeEntries(playlist.id, ordered, now)
+        yield* playlists.touch(playlist.id, now)
+        const logged: Array<Change> = [
+          { entity: "playlist", entityId: playlist.id, scope: playlist.owner_id, operation: "upsert" },
+          ...written.map(
+            (id): Change => ({ entity: "playlist_track", entityId: id, scope: playlist.owner_id, operation: "upsert" }),
+          ),
+          ...removed.map(
+            (id): Change => ({ entity: "playlist_track", entityId: id, scope: playlist.owner_id, operation: "delete" }),
+          ),
+        ]
+        yield* changes.record(logged, now)
+      })
+
+    const list = Effect.fn("PlaylistsService.list")(function* (user: UserId) {
+      return (yield* playlists.listByOwner(user)).map(toRow)
+    })
+
+    const get = Effect.fn("PlaylistsService.get")(function* (user: UserId, id: PlaylistId) {
+      return yield* detailOf(yield* Effect.flatMap(load(id), (playlist) => ensureOwned(playlist, user)))
+    })
+
+    const create = Effect.fn("PlaylistsService.create")(function* (user: UserId, input: NewPlaylist) {
+      const trackIds = input.track_ids ?? []
+      yield* ensureTracks(trackIds)
+      const id = yield* Effect.gen(function* () {
+        const now = yield* currentDate
+        const created = (yield* playlists.insert({
+          ownerId: user,
+          name: input.name,
+          description: input.description ?? null,
+          systemVariant: null,
+          now,
+        })) as PlaylistId
+        const playlist = yield* load(created)
+        yield* saveEntries(
+          playlist,
+          trackIds.map((track_id) => ({ track_id, pick_kind: null })),
+        )
+        return created
+      }).pipe(sql.withTransaction, orInternal("PlaylistsService.create"))
+      yield* events.publish("playlist.created", user, { playlist_id: id })
+      return yield* detailOf(yield* load(id))
+    })
+
+    const update = Effect.fn("PlaylistsService.update")(function* (user: UserId, id: PlaylistId, patch: PlaylistPatch) {
+      const playlist = yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
+      yield* Effect.gen(function* () {
+        const now = yield* currentDate
+        yield* playlists.update(id, patch, now)
+        yield* changes.record([{ entity: "playlist", entityId: id, scope: user, operation: "upsert" }], now)
+      }).pipe(sql.withTransaction, orInternal("PlaylistsService.update"))
+      yield* events.publish("playlist.updated", user, { playlist_id: id })
+      return yield* detailOf(yield* load(playlist.id))
+    })
+
+    const remove = Effect.fn("PlaylistsService.remove")(function* (user: UserId, id: PlaylistId) {
+      yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
+      yield* Effect.gen(function* () {
+        const now = yield* currentDate
+        const entries = yield* playlists.remove(id)
+        yield* changes.record(
+          [
+            { entity: "playlist", entityId: id, scope: user, operation: "delete" },
+            ...entries.map(
+              (entry): Change => ({ entity: "playlist_track", entityId: entry, scope: user, operation: "delete" }),
+            ),
+          ],
+          now,
+        )
+      }).pipe(sql.withTransaction, orInternal("PlaylistsService.remove"))
+      yield* events.publish("playlist.deleted", user, { playlist_id: id })
+    })
+
+    /** Edits the entry list of an editable playlist of the caller's and announces it. */
+    const editEntries = (
+      user: UserId,
+      id: PlaylistId,
+      edit: (
+        entries: ReadonlyArray<EntryRecord>,
+      ) => Effect.Effect<
+        ReadonlyArray<{ entry_id?: string; track_id: string; pick_kind: EntryRecord["pick_kind"] }>,
+        InvalidRequest | NotFound
+      >,
+    ) =>
+      Effect.gen(function* () {
+        const playlist = yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
+        yield* Effect.gen(function* () {
+          const ordered = yield* edit(yield* playlists.entries(id))
+          yield* saveEntries(playlist, ordered)
+        }).pipe(sql.withTransaction, orInternal("PlaylistsService.editEntries"))
+        yield* events.publish("playlist.tracks_changed", user, { playlist_id: id })
+        return yield* detailOf(yield* load(id))
+      })
+
+    /** Appends, or inserts before `position` (past the end appends). */
+    const addTracks = Effect.fn("PlaylistsService.addTracks")(function* (
+      user: UserId,
+      id: PlaylistId,
+      trackIds: ReadonlyArray<TrackId>,
+      position: number | undefined,
+    ) {
+      yield* ensureTracks(trackIds)
+      return yield* editEntries(user, id, (entries) => {
+        const at = Math.min(position ?? entries.length, entries.length)
+        const added = trackIds.map((track_id) => ({ track_id, pick_kind: null }))
+        return Effect.succeed([...entries.slice(0, at), ...added, ...entries.slice(at)])
+      })
+    })
+
+    const removeEntries = Effect.fn("PlaylistsService.removeEntries")(function* (
+      user: UserId,
+      id: PlaylistId,
+      entryIds: ReadonlyArray<PlaylistEntryId>,
+    ) {
+      const drop = new Set<string>(entryIds)
+      return yield* editEntries(user, id, (entries) => {
+        const unknown = entryIds.find((entry) => !entries.some((existing) => existing.entry_id === entry))
+        return unknown === undefined
+          ? Effect.succeed(entries.filter((entry) => !drop.has(entry.entry_id)))
+          : Effect.fail(new NotFound({ message: `no such entry in this playlist: ${unknown}` }))
+      })
+    })
+
+    /** The new order must name every current entry exactly once. */
+    const reorder = Effect.fn("PlaylistsService.reorder")(function* (
+      user: UserId,
+      id: PlaylistId,
+      entryIds: ReadonlyArray<PlaylistEntryId>,
+    ) {
+      return yield* editEntries(user, id, (entries) => {
+        const byId = new Map(entries.map((entry) => [entry.entry_id as string, entry]))
+        const complete = entryIds.length === entries.length && new Set(entryIds).size === entryIds.length
+        if (!complete || entryIds.some((entry) => !byId.has(entry))) {
+          return Effect.fail(
+            new InvalidRequest({ message: "entry_ids must list every entry of the playlist exactly once" }),
+          )
+        }
+        return Effect.succeed(entryIds.map((entry) => byId.get(entry)!))
+      })
+    })
+
+    /**
+     * A singleton system playlist in rotation order: unheard this rotation (shuffled), then heard (shuffled);
+     * when every track was heard, the rotation state resets and the whole list is reshuffled. An absent or
+     * empty snapshot answers an empty list.
+     */
+    const systemShuffle = Effect.fn("PlaylistsService.systemShuffle")(function* (user: UserId, kind: string) {
+      if (!isSingletonKind(kind)) {
+        return yield* new NotRefreshable({ message: `${kind} is not a refreshable system playlist` })
+      }
+      const existing = yield* playlists.findSystem(user, kind)
+      const playlist = Option.isSome(existing)
+        ? existing.value
+        : yield* Effect.gen(function* () {
+            yield* playlists.insert({
+              ownerId: user,
+              name: SYSTEM_NAMES[kind] ?? kind,
+              description: null,
+              systemVariant: kind,
+              now: yield* currentDate,
+            })
+            return Option.getOrThrow(yield* playlists.findSystem(user, kind))
+          })
+      const entries = yield* playlists.entries(playlist.id)
+      const heard = yield* playlists.rotationState(user, kind)
+      const { tracks: ordered, reset } = yield* rotationShuffle(
+        entries.map((entry) => ({ ...entry, track_id: TrackId.make(entry.track_id) })),
+        heard,
+      )
+      if (reset) yield* playlists.resetRotation(user, kind, yield* currentDate)
+      return yield* detailOf(playlist, ordered)
+    })
+
+    /** The caller's playlists among these ids, as row views (library sync). */
+    const rowsByIds = (user: UserId, ids: ReadonlyArray<string>) =>
+      Effect.map(playlists.byIds(user, ids), (rows) => rows.map(toRow))
+
+    const entriesByIds = (user: UserId, ids: ReadonlyArray<string>) => playlists.entriesByIds(user, ids)
+
+    return {
+      list,
+      get,
+      create,
+      update,
+      remove,
+      addTracks,
+      removeEntries,
+      reorder,
+      systemShuffle,
+      rowsByIds,
+      entriesByIds,
+    } as const
+  }),
+  dependencies: [PlaylistRepository.Default],
+}) {}

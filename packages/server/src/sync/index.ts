@@ -1,0 +1,2 @@
+export { SyncHttpLive } from "./SyncHttp.js"
+export { SyncService } from "./SyncService.js"
