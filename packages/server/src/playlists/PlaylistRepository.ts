@@ -39,7 +39,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
 
     const listByOwner = (ownerId: UserId) =>
       sql`${select} WHERE p.owner_id = ${ownerId} GROUP BY p.id
-          ORDER BY (p.system_variant IS NULL), p.updated_at DESC, p.id`.pipe(
+          ORDER BY (p.system_variant IS NOT NULL), p.updated_at DESC, p.id`.pipe(
         Effect.flatMap(decodeRows(PlaylistRecord)),
         orInternal("PlaylistRepository.listByOwner"),
       )
