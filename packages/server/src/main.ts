@@ -18,6 +18,7 @@ import { ChangeLog } from "./changes/ChangeLog.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
+import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import {
@@ -70,6 +71,7 @@ const ListeningServicesLive = Layer.mergeAll(
   PlaysService.Default,
   PlaylistsService.Default,
   PlaylistCover.Default,
+  HomeService.Default,
 )
 
 /** Domain services over an already-built database and config. */
@@ -101,6 +103,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     LikesHttpLive,
     PlaylistsHttpLive,
     SyncHttpLive,
+    HomeHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),

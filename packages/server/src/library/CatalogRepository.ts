@@ -92,36 +92,52 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       orInternal("CatalogRepository.knownFolders"),
     )
 
+    /**
+     * Each table is written with one statement over parallel arrays (`unnest`), not a VALUES list of
+     * thousands of parameters: PostgreSQL parses and plans it once, whatever the batch size.
+     */
     const writeBatch = (input: {
       readonly rows: CatalogRows
       readonly folders: ReadonlyArray<FolderState>
       readonly errors: ReadonlyArray<ScanErrorRow>
+      /** Some of these files were scan errors before: clear their error rows. */
+      readonly clearErrors: boolean
       readonly now: Date
     }) =>
       Effect.gen(function* () {
         const { rows, now } = input
+        const column = <A, K extends keyof A>(items: ReadonlyArray<A>, key: K) => items.map((item) => item[key])
         const artistIds = new Map<string, string>()
-        if (rows.artists.size > 0) {
-          const inserted = yield* sql<{ id: string; name_key: string }>`
-            INSERT INTO artists ${sql.insert(
-              [...rows.artists.values()].map((artist) => ({ ...artist, created_at: now, updated_at: now })),
-            )}
+        const artists = [...rows.artists.values()]
+        if (artists.length > 0) {
+          const written = yield* sql<{ id: string; name_key: string }>`
+            INSERT INTO artists (name, name_key, sort_name, sort_key, search_key, mbid, created_at, updated_at)
+            SELECT a.name, a.name_key, a.sort_name, a.sort_key, a.search_key, a.mbid, ${now}, ${now}
+            FROM unnest(${column(artists, "name")}::text[], ${column(artists, "name_key")}::text[],
+                        ${column(artists, "sort_name")}::text[], ${column(artists, "sort_key")}::text[],
+                        ${column(artists, "search_key")}::text[], ${column(artists, "mbid")}::text[])
+                 AS a (name, name_key, sort_name, sort_key, search_key, mbid)
             ON CONFLICT (name_key) DO UPDATE SET
               mbid = COALESCE(EXCLUDED.mbid, artists.mbid), updated_at = EXCLUDED.updated_at
             RETURNING id, name_key`
-          for (const row of inserted) artistIds.set(row.name_key, row.id)
+          for (const row of written) artistIds.set(row.name_key, row.id)
         }
         const albumIds = new Map<string, string>()
-        if (rows.albums.size > 0) {
-          const inserted = yield* sql<{ id: string; album_key: string }>`
-            INSERT INTO albums ${sql.insert(
-              [...rows.albums.values()].map(({ artist_key, ...album }) => ({
-                ...album,
-                artist_id: artistIds.get(artist_key)!,
-                added_at: now,
-                updated_at: now,
-              })),
-            )}
+        const albums = [...rows.albums.values()]
+        if (albums.length > 0) {
+          const written = yield* sql<{ id: string; album_key: string }>`
+            INSERT INTO albums (album_key, title, artist_id, search_key, release_date, year, mbid, compilation,
+                                cover_art_source, cover_path, added_at, updated_at)
+            SELECT a.album_key, a.title, a.artist_id, a.search_key, a.release_date, a.year, a.mbid, a.compilation,
+                   a.cover_art_source, a.cover_path, ${now}, ${now}
+            FROM unnest(${column(albums, "album_key")}::text[], ${column(albums, "title")}::text[],
+                        ${albums.map((album) => artistIds.get(album.artist_key)!)}::uuid[],
+                        ${column(albums, "search_key")}::text[], ${column(albums, "release_date")}::date[],
+                        ${column(albums, "year")}::int[], ${column(albums, "mbid")}::text[],
+                        ${column(albums, "compilation")}::boolean[], ${column(albums, "cover_art_source")}::text[],
+                        ${column(albums, "cover_path")}::text[])
+                 AS a (album_key, title, artist_id, search_key, release_date, year, mbid, compilation,
+                       cover_art_source, cover_path)
             ON CONFLICT (album_key) DO UPDATE SET
               title = EXCLUDED.title,
               artist_id = EXCLUDED.artist_id,
@@ -134,22 +150,31 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
               cover_path = CASE WHEN EXCLUDED.cover_art_source IS NULL THEN albums.cover_path ELSE EXCLUDED.cover_path END,
               updated_at = EXCLUDED.updated_at
             RETURNING id, album_key`
-          for (const row of inserted) albumIds.set(row.album_key, row.id)
+          for (const row of written) albumIds.set(row.album_key, row.id)
         }
         let insertedTracks = 0
         const updatedPaths: Array<string> = []
         const trackIds: Array<string> = []
-        if (rows.tracks.length > 0) {
+        const tracks = rows.tracks
+        if (tracks.length > 0) {
           const written = yield* sql<{ id: string; path: string; inserted: boolean }>`
-            INSERT INTO tracks ${sql.insert(
-              rows.tracks.map(({ genres: _genres, album_key, artist_key, ...track }) => ({
-                ...track,
-                album_id: albumIds.get(album_key)!,
-                artist_id: artistIds.get(artist_key)!,
-                added_at: now,
-                updated_at: now,
-              })),
-            )}
+            INSERT INTO tracks (path, directory, size_bytes, mtime_ms, title, search_key, album_id, artist_id,
+                                track_number, disc_number, duration_ms, genre, file_format, bitrate_kbps, mbid,
+                                has_embedded_cover, added_at, updated_at)
+            SELECT t.path, t.directory, t.size_bytes, t.mtime_ms, t.title, t.search_key, t.album_id, t.artist_id,
+                   t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps, t.mbid,
+                   t.has_embedded_cover, ${now}, ${now}
+            FROM unnest(${column(tracks, "path")}::text[], ${column(tracks, "directory")}::text[],
+                        ${column(tracks, "size_bytes")}::bigint[], ${column(tracks, "mtime_ms")}::bigint[],
+                        ${column(tracks, "title")}::text[], ${column(tracks, "search_key")}::text[],
+                        ${tracks.map((track) => albumIds.get(track.album_key)!)}::uuid[],
+                        ${tracks.map((track) => artistIds.get(track.artist_key)!)}::uuid[],
+                        ${column(tracks, "track_number")}::int[], ${column(tracks, "disc_number")}::int[],
+                        ${column(tracks, "duration_ms")}::int[], ${column(tracks, "genre")}::text[],
+                        ${column(tracks, "file_format")}::text[], ${column(tracks, "bitrate_kbps")}::int[],
+                        ${column(tracks, "mbid")}::text[], ${column(tracks, "has_embedded_cover")}::boolean[])
+                 AS t (path, directory, size_bytes, mtime_ms, title, search_key, album_id, artist_id, track_number,
+                       disc_number, duration_ms, genre, file_format, bitrate_kbps, mbid, has_embedded_cover)
             ON CONFLICT (path) DO UPDATE SET
               directory = EXCLUDED.directory, size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms,
               title = EXCLUDED.title, search_key = EXCLUDED.search_key, album_id = EXCLUDED.album_id,
@@ -165,45 +190,48 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
             if (row.inserted) insertedTracks++
             else updatedPaths.push(row.path)
           }
-          const ids = [...idByPath.values()]
-          yield* sql`DELETE FROM track_genres WHERE track_id = ANY(${ids}::uuid[])`
-          const genreRows = rows.tracks.flatMap((track) =>
-            track.genres.map((genre) => ({ track_id: idByPath.get(track.path)!, genre })),
-          )
-          if (genreRows.length > 0) yield* sql`INSERT INTO track_genres ${sql.insert(genreRows)} ON CONFLICT DO NOTHING`
+          if (updatedPaths.length > 0) {
+            yield* sql`DELETE FROM track_genres WHERE track_id = ANY(${updatedPaths.map((p) => idByPath.get(p)!)}::uuid[])`
+          }
+          const genreTracks: Array<string> = []
+          const genreNames: Array<string> = []
+          for (const track of tracks) {
+            for (const genre of track.genres) {
+              genreTracks.push(idByPath.get(track.path)!)
+              genreNames.push(genre)
+            }
+          }
+          if (genreTracks.length > 0) {
+            yield* sql`
+              INSERT INTO track_genres (track_id, genre)
+              SELECT * FROM unnest(${genreTracks}::uuid[], ${genreNames}::text[]) ON CONFLICT DO NOTHING`
+          }
         }
         if (input.folders.length > 0) {
           yield* sql`
-            INSERT INTO library_folders ${sql.insert(
-              input.folders.map((folder) => ({
-                path: folder.path,
-                sidecar: folder.sidecar,
-                sidecar_mtime_ms: folder.sidecarMtimeMs,
-                scanned_at: now,
-              })),
-            )}
+            INSERT INTO library_folders (path, sidecar, sidecar_mtime_ms, scanned_at)
+            SELECT f.path, f.sidecar, f.sidecar_mtime_ms, ${now}
+            FROM unnest(${column(input.folders, "path")}::text[], ${column(input.folders, "sidecar")}::text[],
+                        ${column(input.folders, "sidecarMtimeMs")}::bigint[]) AS f (path, sidecar, sidecar_mtime_ms)
             ON CONFLICT (path) DO UPDATE SET
               sidecar = EXCLUDED.sidecar, sidecar_mtime_ms = EXCLUDED.sidecar_mtime_ms, scanned_at = EXCLUDED.scanned_at`
         }
         // Files that parse now are no longer errors; files that fail are (re)recorded with their size and mtime.
-        const okPaths = rows.tracks.map((track) => track.path)
-        if (okPaths.length > 0) yield* sql`DELETE FROM scan_errors WHERE path = ANY(${okPaths})`
+        if (input.clearErrors) yield* sql`DELETE FROM scan_errors WHERE path = ANY(${column(tracks, "path")}::text[])`
         if (input.errors.length > 0) {
+          const errorPaths = column(input.errors, "path")
           yield* sql`
-            INSERT INTO scan_errors ${sql.insert(
-              input.errors.map((error) => ({
-                path: error.path,
-                size_bytes: error.sizeBytes,
-                mtime_ms: error.mtimeMs,
-                message: error.message.slice(0, 1000),
-                seen_at: now,
-              })),
-            )}
+            INSERT INTO scan_errors (path, size_bytes, mtime_ms, message, seen_at)
+            SELECT e.path, e.size_bytes, e.mtime_ms, e.message, ${now}
+            FROM unnest(${errorPaths}::text[], ${column(input.errors, "sizeBytes")}::bigint[],
+                        ${column(input.errors, "mtimeMs")}::bigint[],
+                        ${input.errors.map((error) => error.message.slice(0, 1000))}::text[])
+                 AS e (path, size_bytes, mtime_ms, message)
             ON CONFLICT (path) DO UPDATE SET
               size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms, message = EXCLUDED.message,
               seen_at = EXCLUDED.seen_at`
           // A file that turned corrupt is no longer a track.
-          yield* sql`DELETE FROM tracks WHERE path = ANY(${input.errors.map((error) => error.path)})`
+          yield* sql`DELETE FROM tracks WHERE path = ANY(${errorPaths}::text[])`
         }
         return {
           inserted: insertedTracks,

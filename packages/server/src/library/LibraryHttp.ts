@@ -16,8 +16,6 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
       .handle("search", ({ urlParams }) => library.search(urlParams.q, urlParams.limit))
       .handle("album", ({ path }) => library.album(path.id))
       .handle("artist", ({ path }) => library.artist(path.id))
-      .handle("home", () => library.home())
-      .handle("homeIndex", () => library.homeIndex())
   }),
 )
 

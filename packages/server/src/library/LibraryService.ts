@@ -16,8 +16,6 @@ import {
   EXTERNAL_COVER_PROVIDERS,
   GenreRow,
   HOME_RECENTLY_ADDED,
-  Home,
-  HomeIndex,
   InvertedYearRange,
   LOCAL_COVER_PROVIDERS,
   NotFound,
@@ -128,33 +126,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       return new ShuffleResult({ tracks: tracks.map(toTrack) })
     })
 
-    /** Listening sections stay empty until listening data exists; recently added is filled from the library. */
-    const home = Effect.fn("LibraryService.home")(function* () {
-      const recent = yield* browse.recentlyAdded(HOME_RECENTLY_ADDED)
-      return new Home({
-        recently_added: recent.map(toAlbumRef),
-        rediscover_albums: [],
-        rediscover_artists: [],
-        most_played: [],
-        last_played: [],
-        you_might_like_albums: [],
-        you_might_like_artists: [],
-      })
-    })
-
-    const homeIndex = Effect.fn("LibraryService.homeIndex")(function* () {
-      const sections = yield* home()
-      const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
-      return new HomeIndex({
-        recently_added: ids(sections.recently_added),
-        rediscover_albums: ids(sections.rediscover_albums),
-        rediscover_artists: ids(sections.rediscover_artists),
-        most_played: ids(sections.most_played),
-        last_played: ids(sections.last_played),
-        you_might_like_albums: ids(sections.you_might_like_albums),
-        you_might_like_artists: ids(sections.you_might_like_artists),
-      })
-    })
+    const recentlyAdded = Effect.map(browse.recentlyAdded(HOME_RECENTLY_ADDED), (rows) => rows.map(toAlbumRef))
 
     /** The cover providers with what each covers, and the coverage roll-up over every valid source. */
     const coverSources = Effect.gen(function* () {
@@ -206,8 +178,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       artist,
       search,
       shuffle,
-      home,
-      homeIndex,
+      recentlyAdded,
       coverSources,
       tracksByIds,
       albumsByIds,

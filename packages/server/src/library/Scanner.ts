@@ -1,8 +1,6 @@
-import { promises as fs } from "node:fs"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { pickSidecarCover } from "@tonearm/core"
-import { Cause, Chunk, Effect, Option, Stream } from "effect"
+import { Cause, Chunk, Effect, Option, Queue } from "effect"
 import { type Change, ChangeLog } from "../changes/ChangeLog.js"
 import { currentDate } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
@@ -12,7 +10,7 @@ import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
 import { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
-import { type FoundFile, type FoundFolder, statSidecar, walkLibrary } from "./walk.js"
+import { type FoundFile, type FoundFolder, type SidecarStat, walkLibrary } from "./walk.js"
 
 export interface ScanProgress extends ScanCounters {
   readonly phase: "walking" | "reading" | "tidying" | "done"
@@ -32,6 +30,37 @@ export interface ScanSummary extends ScanCounters {
 
 /** Folders written per transaction: small enough to commit often, large enough to amortise round trips. */
 const FOLDERS_PER_BATCH = 40
+
+/** A batch waits up to a quarter second to gather this many folders. */
+const MIN_FOLDERS_PER_BATCH = 12
+
+/** Files of one folder parsed at once (folders run in parallel too). */
+const FILES_PER_FOLDER_AT_ONCE = 4
+
+const DONE = Symbol("done")
+
+interface ParsedFolder {
+  readonly folder: string
+  readonly outcomes: ReadonlyArray<ReadOutcome>
+}
+
+/** A folder whose rows the database refused: its files are recorded as scan errors instead. */
+const asErrors = (one: ParsedFolder): ParsedFolder => ({
+  folder: one.folder,
+  outcomes: one.outcomes.map((outcome): ReadOutcome => {
+    const file = outcome._tag === "Scanned" ? outcome.file : outcome.error
+    return {
+      _tag: "Failed",
+      folder: one.folder,
+      error: {
+        path: file.path,
+        sizeBytes: file.sizeBytes,
+        mtimeMs: file.mtimeMs,
+        message: "its tags could not be stored; see the server log",
+      },
+    }
+  }),
+})
 
 const changed = (known: KnownFile | undefined, file: FoundFile) =>
   known === undefined || known.sizeBytes !== file.sizeBytes || known.mtimeMs !== file.mtimeMs
@@ -56,21 +85,13 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
     const config = yield* TonearmConfig
     const root = config.libraryDir
 
-    const sidecarOf = (folder: FoundFolder) =>
-      Effect.gen(function* () {
-        const own = pickSidecarCover(folder.names)
-        if (own !== undefined) {
-          const stat = yield* statSidecar(root, folder.path, own)
-          if (stat !== undefined) return { path: path.posix.join(folder.path, own), mtimeMs: stat.mtimeMs }
-        }
-        if (folder.path === "" || !isDiscFolder(folder.path)) return undefined
-        const parent = path.posix.dirname(folder.path) === "." ? "" : path.posix.dirname(folder.path)
-        const names = yield* Effect.promise(() => fs.readdir(path.join(root, parent)).catch(() => []))
-        const inherited = pickSidecarCover(names)
-        if (inherited === undefined) return undefined
-        const stat = yield* statSidecar(root, parent, inherited)
-        return stat === undefined ? undefined : { path: path.posix.join(parent, inherited), mtimeMs: stat.mtimeMs }
-      })
+    /** A folder's own cover, else (for `CD1`-like folders) its parent's. */
+    const sidecarOf = (folder: string, sidecars: ReadonlyMap<string, SidecarStat>) => {
+      const own = sidecars.get(folder)
+      if (own !== undefined || folder === "" || !isDiscFolder(folder)) return own
+      const parent = path.posix.dirname(folder)
+      return sidecars.get(parent === "." ? "" : parent)
+    }
 
     const readFile = (file: FoundFile, folder: string): Effect.Effect<ReadOutcome> =>
       pool.parse(path.join(root, file.path)).pipe(
@@ -89,6 +110,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
     const writeFoldersWith =
       (
         knownTracks: ReadonlyMap<string, KnownFile>,
+        knownErrors: ReadonlyMap<string, KnownFile>,
         full: boolean,
         sidecars: ReadonlyMap<string, { path: string; mtimeMs: number } | undefined>,
       ) =>
@@ -114,7 +136,8 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           const now = yield* currentDate
           // The batch and its change-log rows commit together, so sync never sees one without the other.
           const outcome = yield* Effect.gen(function* () {
-            const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, now })
+            const clearErrors = rows.tracks.some((track) => knownErrors.has(track.path))
+            const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, now })
             yield* changes.record(
               [
                 ...written.artistIds.map(
@@ -156,7 +179,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           options.onProgress?.({ ...counters, phase, filesToRead, filesRead }) ?? Effect.void
         yield* report("walking")
 
-        const folders = yield* walkLibrary(root)
+        const { folders, sidecars: coverImages } = yield* walkLibrary(root)
         const [knownTracks, knownErrors, knownFolders] = yield* Effect.all(
           [catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
           { concurrency: 3 },
@@ -173,7 +196,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         // Decide which folders to (re)read.
         const dirty: Array<{ folder: FoundFolder; sidecar: { path: string; mtimeMs: number } | undefined }> = []
         for (const folder of folders.values()) {
-          const sidecar = yield* sidecarOf(folder)
+          const sidecar = sidecarOf(folder.path, coverImages)
           const known = knownFolders.get(folder.path)
           const sidecarChanged =
             known === undefined ||
@@ -190,72 +213,59 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           }
         }
         const sidecars = new Map(dirty.map(({ folder, sidecar }) => [folder.path, sidecar]))
-        const writeFolders = writeFoldersWith(knownTracks, options.full, sidecars)
+        const writeFolders = writeFoldersWith(knownTracks, knownErrors, options.full, sidecars)
         yield* report("reading")
 
         let errorsThisScan = 0
-        yield* Stream.fromIterable(dirty).pipe(
-          Stream.flatMap(({ folder }) =>
-            Stream.fromIterable(folder.files.map((file) => ({ file, folder: folder.path }))),
-          ),
-          Stream.mapEffect(({ file, folder }) => readFile(file, folder), { concurrency: pool.workers * 6 }),
-          Stream.groupAdjacentBy((outcome) => (outcome._tag === "Scanned" ? outcome.file.folder : outcome.folder)),
-          Stream.buffer({ capacity: FOLDERS_PER_BATCH * 2 }),
-          Stream.grouped(FOLDERS_PER_BATCH),
-          Stream.runForEach((batch) =>
-            Effect.gen(function* () {
-              const folderBatch = Chunk.toReadonlyArray(batch).map(([folder, outcomes]) => ({
-                folder,
-                outcomes: Chunk.toReadonlyArray(outcomes),
-              }))
-              filesRead += folderBatch.reduce((sum, { outcomes }) => sum + outcomes.length, 0)
-              // A batch the database refuses is retried folder by folder; a folder that still fails becomes
-              // scan errors for its files, and the scan goes on.
-              const written = yield* writeFolders(folderBatch).pipe(
-                Effect.catchAll(() =>
-                  Effect.forEach(folderBatch, (one) =>
-                    writeFolders([one]).pipe(
-                      Effect.catchAll(() =>
-                        writeFolders([
-                          {
-                            folder: one.folder,
-                            outcomes: one.outcomes.map((outcome): ReadOutcome => {
-                              const file = outcome._tag === "Scanned" ? outcome.file : outcome.error
-                              return {
-                                _tag: "Failed",
-                                folder: one.folder,
-                                error: {
-                                  path: file.path,
-                                  sizeBytes: file.sizeBytes,
-                                  mtimeMs: file.mtimeMs,
-                                  message: "its tags could not be stored; see the server log",
-                                },
-                              }
-                            }),
-                          },
-                        ]),
-                      ),
-                    ),
-                  ).pipe(
-                    Effect.map((parts) =>
-                      parts.reduce((sum, part) => ({
-                        added: sum.added + part.added,
-                        updated: sum.updated + part.updated,
-                        errors: sum.errors + part.errors,
-                      })),
-                    ),
-                  ),
+        // Parsing runs ahead of writing through a bounded queue: while one batch is committed, the workers
+        // keep reading. Each take is whatever is ready, up to a batch; a slow database gets fuller batches.
+        const parsed = yield* Queue.bounded<ParsedFolder | typeof DONE>(FOLDERS_PER_BATCH * 4)
+        yield* Effect.forEach(
+          dirty,
+          ({ folder }) =>
+            Effect.forEach(folder.files, (file) => readFile(file, folder.path), {
+              concurrency: FILES_PER_FOLDER_AT_ONCE,
+            }).pipe(Effect.flatMap((outcomes) => Queue.offer(parsed, { folder: folder.path, outcomes }))),
+          { concurrency: pool.workers * 2, discard: true },
+        ).pipe(Effect.ensuring(Queue.offer(parsed, DONE)), Effect.forkScoped)
+        let finished = false
+        while (!finished) {
+          // Gather at least a small batch (or wait briefly for one): each transaction has a fixed cost.
+          const taken: Array<ParsedFolder | typeof DONE> = [yield* Queue.take(parsed)]
+          for (let waited = 0; taken.length < MIN_FOLDERS_PER_BATCH && !taken.includes(DONE) && waited < 25; waited++) {
+            const more = Chunk.toReadonlyArray(yield* Queue.takeUpTo(parsed, FOLDERS_PER_BATCH - taken.length))
+            if (more.length === 0) yield* Effect.sleep("10 millis")
+            taken.push(...more)
+          }
+          taken.push(...Chunk.toReadonlyArray(yield* Queue.takeUpTo(parsed, FOLDERS_PER_BATCH - taken.length)))
+          finished = taken.includes(DONE)
+          const folderBatch = taken.filter((item): item is ParsedFolder => item !== DONE)
+          if (folderBatch.length === 0) continue
+          filesRead += folderBatch.reduce((sum, { outcomes }) => sum + outcomes.length, 0)
+          // A batch the database refuses is retried folder by folder; a folder that still fails becomes
+          // scan errors for its files, and the scan goes on.
+          const written = yield* writeFolders(folderBatch).pipe(
+            Effect.catchAll(() =>
+              Effect.forEach(folderBatch, (one) =>
+                writeFolders([one]).pipe(Effect.catchAll(() => writeFolders([asErrors(one)]))),
+              ).pipe(
+                Effect.map((parts) =>
+                  parts.reduce((sum, part) => ({
+                    added: sum.added + part.added,
+                    updated: sum.updated + part.updated,
+                    errors: sum.errors + part.errors,
+                  })),
                 ),
-              )
-              counters.added += written.added
-              counters.updated += written.updated
-              errorsThisScan += written.errors
-              counters.errors = errorsThisScan
-              yield* scans.progress(scanId, counters)
-              yield* report("reading")
-            }),
-          ),
-        )
+              ),
+            ),
+          )
+          counters.added += written.added
+          counters.updated += written.updated
+          errorsThisScan += written.errors
+          counters.errors = errorsThisScan
+          yield* scans.progress(scanId, counters)
+          yield* report("reading")
+        }
 
         // Files recorded as errors earlier, still there in folders that were not re-read, still count.
         const reread = new Set(dirty.map(({ folder }) => folder.path))

@@ -5,10 +5,14 @@ import { parseFile } from "music-metadata"
 
 const first = (value) => (Array.isArray(value) ? value[0] : value)
 
+const hasTags = ({ common }) => common.title !== undefined || common.artist !== undefined || common.album !== undefined
+
 parentPort.on("message", async ({ id, path, aac }) => {
   try {
     // ADTS .aac has no duration unless the whole stream is read; pictures only tell whether one exists.
-    const metadata = await parseFile(path, { duration: aac, skipCovers: false })
+    // Tags at the end of a file (ID3v1, APE) are read only when the head had none: most files never need it.
+    let metadata = await parseFile(path, { duration: aac, skipCovers: false, skipPostHeaders: true })
+    if (!hasTags(metadata)) metadata = await parseFile(path, { duration: aac, skipCovers: false })
     const { common, format } = metadata
     parentPort.postMessage({
       id,

@@ -1,6 +1,6 @@
 import { type Dirent, promises as fs } from "node:fs"
 import * as path from "node:path"
-import { isAudioPath } from "@tonearm/core"
+import { isAudioPath, pickSidecarCover } from "@tonearm/core"
 import { Effect } from "effect"
 
 /** One audio file found on disk; `path` is relative to the library root with `/` separators. */
@@ -10,35 +10,61 @@ export interface FoundFile {
   readonly mtimeMs: number
 }
 
-/** One folder: its audio files and the names of everything in it (for sidecar covers). */
-export interface FoundFolder {
-  readonly path: string
-  readonly files: Array<FoundFile>
-  readonly names: ReadonlyArray<string>
-}
-
 export interface SidecarStat {
-  readonly name: string
+  /** Relative path of the image. */
+  readonly path: string
   readonly mtimeMs: number
 }
 
+/** One folder holding audio files. */
+export interface FoundFolder {
+  readonly path: string
+  readonly files: Array<FoundFile>
+}
+
+export interface WalkResult {
+  readonly folders: Map<string, FoundFolder>
+  /** The cover image of every folder that has one, audio or not (disc folders borrow their parent's). */
+  readonly sidecars: Map<string, SidecarStat>
+}
+
+/** Folders read at once: enough to hide each readdir's latency, few enough for the file-descriptor limit. */
+const WALK_CONCURRENCY = 16
+
 const toPosix = (relative: string) => relative.split(path.sep).join("/")
 
-/** Every folder under the library root that holds audio files. Hidden entries and symlinked folders are skipped. */
+/**
+ * Every folder under the library root, read several at a time. Hidden entries and symlinked folders are
+ * skipped; a symlinked file counts only when it stays inside the library.
+ */
 export const walkLibrary = (root: string) =>
   Effect.tryPromise({
-    try: async () => {
+    try: async (): Promise<WalkResult> => {
       const folders = new Map<string, FoundFolder>()
+      const sidecars = new Map<string, SidecarStat>()
       const realRoot = await fs.realpath(root)
-      const pending: Array<string> = [""]
-      while (pending.length > 0) {
-        const relative = pending.pop()!
-        const absolute = path.join(root, relative)
+
+      const statFile = async (relative: string): Promise<FoundFile | undefined> => {
+        try {
+          const file = path.join(root, relative)
+          const stat = await fs.stat(file)
+          if (!stat.isFile()) return undefined
+          if ((await fs.lstat(file)).isSymbolicLink()) {
+            const target = await fs.realpath(file)
+            if (!target.startsWith(realRoot + path.sep)) return undefined // a link out of the library is never indexed
+          }
+          return { path: toPosix(relative), sizeBytes: stat.size, mtimeMs: Math.floor(stat.mtimeMs) }
+        } catch {
+          return undefined // vanished or unreadable between readdir and stat
+        }
+      }
+
+      const visit = async (relative: string, discover: (child: string) => void) => {
         let entries: Array<Dirent>
         try {
-          entries = await fs.readdir(absolute, { withFileTypes: true })
+          entries = await fs.readdir(path.join(root, relative), { withFileTypes: true })
         } catch {
-          continue // unreadable folder: skipped, the rest of the library still scans
+          return // unreadable folder: skipped, the rest of the library still scans
         }
         const names: Array<string> = []
         const audio: Array<string> = []
@@ -46,39 +72,39 @@ export const walkLibrary = (root: string) =>
           if (entry.name.startsWith(".")) continue
           names.push(entry.name)
           const child = relative === "" ? entry.name : path.join(relative, entry.name)
-          if (entry.isDirectory()) pending.push(child)
+          if (entry.isDirectory()) discover(child)
           else if ((entry.isFile() || entry.isSymbolicLink()) && isAudioPath(entry.name)) audio.push(child)
         }
-        if (audio.length === 0) continue
-        const files: Array<FoundFile> = []
-        await Promise.all(
-          audio.map(async (child) => {
-            try {
-              const file = path.join(root, child)
-              const stat = await fs.stat(file)
-              if (!stat.isFile()) return
-              if ((await fs.lstat(file)).isSymbolicLink()) {
-                const target = await fs.realpath(file)
-                if (!target.startsWith(realRoot + path.sep)) return // a link out of the library is never indexed
-              }
-              files.push({ path: toPosix(child), sizeBytes: stat.size, mtimeMs: Math.floor(stat.mtimeMs) })
-            } catch {
-              // vanished or unreadable between readdir and stat
-            }
-          }),
-        )
-        files.sort((a, b) => (a.path < b.path ? -1 : 1))
-        folders.set(toPosix(relative), { path: toPosix(relative), files, names })
+        const sidecar = pickSidecarCover(names)
+        const [files, sidecarStat] = await Promise.all([
+          Promise.all(audio.map(statFile)),
+          sidecar === undefined ? undefined : statFile(path.join(relative, sidecar)),
+        ])
+        const folder = toPosix(relative)
+        if (sidecarStat !== undefined) sidecars.set(folder, { path: sidecarStat.path, mtimeMs: sidecarStat.mtimeMs })
+        const found = files.filter((file): file is FoundFile => file !== undefined)
+        if (found.length === 0) return
+        found.sort((a, b) => (a.path < b.path ? -1 : 1))
+        folders.set(folder, { path: folder, files: found })
       }
-      return folders
+
+      await new Promise<void>((resolve, reject) => {
+        const pending: Array<string> = [""]
+        let active = 0
+        const pump = () => {
+          while (active < WALK_CONCURRENCY && pending.length > 0) {
+            const next = pending.pop()!
+            active++
+            visit(next, (child) => pending.push(child)).then(() => {
+              active--
+              if (active === 0 && pending.length === 0) resolve()
+              else pump()
+            }, reject)
+          }
+        }
+        pump()
+      })
+      return { folders, sidecars }
     },
     catch: (cause) => new Error(`cannot read the library folder ${root}: ${cause}`),
   })
-
-export const statSidecar = (root: string, folder: string, name: string) =>
-  Effect.promise(() =>
-    fs
-      .stat(path.join(root, folder, name))
-      .then((stat): SidecarStat => ({ name, mtimeMs: Math.floor(stat.mtimeMs) }))
-      .catch(() => undefined),
-  )

@@ -64,7 +64,6 @@ export default Effect.gen(function* () {
     )`
   yield* sql`CREATE INDEX tracks_album_idx ON tracks (album_id, disc_number, track_number)`
   yield* sql`CREATE INDEX tracks_artist_idx ON tracks (artist_id)`
-  yield* sql`CREATE INDEX tracks_directory_idx ON tracks (directory)`
   yield* sql`
     CREATE TABLE track_genres (
       track_id uuid NOT NULL REFERENCES tracks (id) ON DELETE CASCADE,

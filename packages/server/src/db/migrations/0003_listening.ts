@@ -76,6 +76,15 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX play_events_user_track_idx ON play_events (user_id, track_id)`
   // At most one open (unfinished) play per user: opening a new play closes the previous one.
   yield* sql`CREATE UNIQUE INDEX play_events_open_idx ON play_events (user_id) WHERE ended_at IS NULL`
+  // The You-might-like rows of the latest system snapshot, replaced with it; read through the home rules.
+  yield* sql`
+    CREATE TABLE you_might_like (
+      user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+      kind text NOT NULL CHECK (kind IN ('album', 'artist')),
+      entity_id uuid NOT NULL,
+      rank integer NOT NULL,
+      PRIMARY KEY (user_id, kind, entity_id)
+    )`
   yield* sql`
     CREATE TABLE rotation_states (
       user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
