@@ -2,7 +2,7 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
-import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi, SyncApi } from "./library/LibraryApi.js"
+import { CoverSourcesApi, CoversApi, HomeApi, LibraryApi, ScanApi, SyncApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
@@ -21,6 +21,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(TrustedProxiesApi)
   .add(LibraryApi)
   .add(SyncApi)
+  .add(HomeApi)
   .add(CoversApi)
   .add(ScanApi)
   .add(CoverSourcesApi)

@@ -145,7 +145,9 @@ export class HomeIndex extends Schema.Class<HomeIndex>("HomeIndex")({
   you_might_like_artists: Schema.Array(Schema.String),
 }) {}
 
+/** Home section sizes: the listening sections hold 20 albums or artists; You might like is trimmed to 10. */
 export const HOME_RECENTLY_ADDED = 20
+export const HOME_SECTION_SIZE = 20
 
 export const CoverQuery = Schema.Struct({
   size: Schema.optional(IntFromQuery.pipe(Schema.between(16, 2048))),

@@ -52,10 +52,15 @@ export class LibraryApi extends HttpApiGroup.make("library")
   .add(HttpApiEndpoint.get("search", "/api/search").setUrlParams(SearchQuery).addSuccess(SearchResult))
   .add(HttpApiEndpoint.get("album")`/api/albums/${albumId}`.addSuccess(AlbumDetail).addError(envelopeOf(NotFound)))
   .add(HttpApiEndpoint.get("artist")`/api/artists/${artistId}`.addSuccess(ArtistDetail).addError(envelopeOf(NotFound)))
-  .add(HttpApiEndpoint.get("home", "/api/home").addSuccess(Home))
-  .add(HttpApiEndpoint.get("homeIndex", "/api/home/index").addSuccess(HomeIndex))
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Library") {}
+
+/** The home screen (spec "Home section rules"); /api/home/index is the same sections as id arrays. */
+export class HomeApi extends HttpApiGroup.make("home")
+  .add(HttpApiEndpoint.get("sections", "/api/home").addSuccess(Home))
+  .add(HttpApiEndpoint.get("index", "/api/home/index").addSuccess(HomeIndex))
+  .middleware(Authentication)
+  .annotate(OpenApi.Title, "Home") {}
 
 /** Album art: image bytes, resized on request, cached. */
 export class CoversApi extends HttpApiGroup.make("covers")

@@ -272,7 +272,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     it.effect("home answers every section; recently added is filled, the listening sections are empty arrays", () =>
       Effect.gen(function* () {
         const api = yield* client
-        const home = yield* api.library.home()
+        const home = yield* api.home.sections()
         expect(home.recently_added.length).toBe(manifest.albums.length)
         expect(home).toMatchObject({
           rediscover_albums: [],
@@ -282,7 +282,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           you_might_like_albums: [],
           you_might_like_artists: [],
         })
-        const index = yield* api.library.homeIndex()
+        const index = yield* api.home.index()
         expect(index.recently_added).toEqual(home.recently_added.map((album) => album.id))
         expect(Object.keys(index).sort()).toEqual(Object.keys(home).sort())
       }),

@@ -1,0 +1,2 @@
+export { HomeHttpLive } from "./HomeHttp.js"
+export { HomeService } from "./HomeService.js"
