@@ -9,11 +9,26 @@ export interface SseFrame {
   readonly receivedAt: number
 }
 
+export interface SseConnection {
+  readonly status: number
+  readonly headers: { get(name: string): string | null }
+  readonly frames: ReadonlyArray<SseFrame>
+  readonly waitFor: (
+    predicate: (frame: SseFrame) => boolean,
+    count?: number,
+    timeoutMs?: number,
+  ) => Effect.Effect<ReadonlyArray<SseFrame>>
+}
+
 /**
  * An SSE connection to the server under test, read frame by frame. The connection closes with the scope.
  * `stall` opens it but never reads, to play a slow subscriber.
  */
-export const openSse = (url: string, token: string, options: { readonly stall?: boolean } = {}) =>
+export const openSse = (
+  url: string,
+  token: string,
+  options: { readonly stall?: boolean } = {},
+): Effect.Effect<SseConnection, never, Scope.Scope> =>
   Effect.gen(function* () {
     const controller = new AbortController()
     yield* Effect.addFinalizer(() => Effect.sync(() => controller.abort()))
@@ -81,5 +96,5 @@ export const openSse = (url: string, token: string, options: { readonly stall?: 
             }
           }),
       )
-    return { status: response.status, headers: response.headers, frames, waitFor } as const
-  }) satisfies Effect.Effect<unknown, never, Scope.Scope>
+    return { status: response.status, headers: response.headers, frames, waitFor }
+  })
