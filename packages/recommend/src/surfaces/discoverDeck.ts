@@ -1,0 +1,108 @@
+import type { DiscoverBucket } from "@tonearm/core"
+import { Effect, Random } from "effect"
+import { isEmptyProfile } from "../taste/TasteProfile.js"
+import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import type { Surface, SurfaceInput } from "./Surface.js"
+import { withMinimum } from "./Surface.js"
+import { type Bucket, interleaveBuckets, range, topK, weightedSample } from "./select.js"
+
+/** Rule 6: slots per 100 deck tracks, in interleave order (the deck starts with taste_unheard). */
+export const DISCOVER_SLOTS: Readonly<Record<DiscoverBucket, number>> = {
+  taste_unheard: 35,
+  dormant: 30,
+  cross_user: 20,
+  random: 15,
+}
+export const DISCOVER_DECK_SIZE = 100
+/** An artist is dormant when the user has not played them for this long. */
+export const DORMANT_AFTER_DAYS = 180
+/** The taste and dormant buckets draw from this many of their top-ranked tracks. */
+export const DISCOVER_BUCKET_DEPTH = 300
+
+const rankWeight = (rank: number) => 1 / (1 + rank / 35)
+
+/**
+ * The Discover track deck. Every bucket offers only tracks the user has never played (not even skipped),
+ * never from a snoozed artist:
+ * - taste_unheard ("Taste-matched"): taste match > 0, top-ranked by the daily_mix weights; empty for an
+ *   empty profile;
+ * - dormant: tracks of artists the user played before but not in the last 180 days (and does not dislike);
+ * - cross_user: tracks other listeners play, drawn in proportion to their play counts;
+ * - random: uniformly random library tracks.
+ * The buckets are interleaved by their slots (rule 6).
+ */
+export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
+  Effect.gen(function* () {
+    const now = yield* nowMillis
+    const basis = scoringBasis(input)
+    const { candidates: catalog, history, profile } = input
+    const open = (t: number) =>
+      basis.allowed[t] === 1 && basis.snoozed[t] === 0 && history.trackPlays[t] === 0 && history.trackSkips[t] === 0
+    const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context: contextAt(input, now) })
+    const all = range(catalog.size)
+    const sampleRanked = (pool: Array<number>) =>
+      weightedSample(
+        topK(pool, score, DISCOVER_BUCKET_DEPTH).map((t, rank) => ({ t, rank })),
+        (entry) => rankWeight(entry.rank),
+        DISCOVER_BUCKET_DEPTH,
+      ).pipe(Effect.map((entries) => entries.map((entry) => entry.t)))
+
+    const taste = isEmptyProfile(profile) ? [] : yield* sampleRanked(all.filter((t) => open(t) && basis.match[t]! > 0))
+
+    const dormantSince = now - DORMANT_AFTER_DAYS * 86_400_000
+    const dormant = yield* sampleRanked(
+      all.filter((t) => {
+        if (!open(t)) return false
+        const artist = catalog.trackArtist[t]!
+        return (
+          history.artistPlays[artist]! > 0 &&
+          history.artistLastPlayed[artist]! < dormantSince &&
+          basis.artistWeight[artist]! >= 0
+        )
+      }),
+    )
+
+    const crossUserPool: Array<{ t: number; plays: number }> = []
+    for (const [id, plays] of input.crossUser ?? []) {
+      const t = catalog.trackIndex.get(id)
+      if (t !== undefined && open(t) && plays > 0) crossUserPool.push({ t, plays })
+    }
+    crossUserPool.sort((a, b) => a.t - b.t) // the map's order must not matter
+    const crossUser = (yield* weightedSample(crossUserPool, (entry) => entry.plays, DISCOVER_DECK_SIZE)).map(
+      (entry) => entry.t,
+    )
+
+    const random = yield* randomOpenTracks(catalog.size, open, DISCOVER_DECK_SIZE)
+
+    const buckets: ReadonlyArray<Bucket<DiscoverBucket>> = [
+      { kind: "taste_unheard", slots: DISCOVER_SLOTS.taste_unheard, items: taste },
+      { kind: "dormant", slots: DISCOVER_SLOTS.dormant, items: dormant },
+      { kind: "cross_user", slots: DISCOVER_SLOTS.cross_user, items: crossUser },
+      { kind: "random", slots: DISCOVER_SLOTS.random, items: random },
+    ]
+    const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE).map(({ item, kind }) => ({
+      track_id: catalog.tracks[item]!.id,
+      pick_kind: kind,
+      score: score(item),
+    }))
+    return withMinimum("discover", picks)
+  })
+
+/**
+ * Up to `count` distinct random tracks passing `open`: random probes into the library, so a 100k-track
+ * library is never shuffled whole; a sparse pool falls back to enumerating it.
+ */
+const randomOpenTracks = (size: number, open: (t: number) => boolean, count: number): Effect.Effect<Array<number>> =>
+  Effect.gen(function* () {
+    const picked = new Set<number>()
+    for (let probe = 0; probe < count * 20 && picked.size < count && size > 0; probe++) {
+      const t = yield* Random.nextIntBetween(0, size)
+      if (open(t)) picked.add(t)
+    }
+    if (picked.size < count) {
+      const rest = range(size).filter((t) => open(t) && !picked.has(t))
+      const extra = Array.from(yield* Random.shuffle(rest)).slice(0, count - picked.size)
+      for (const t of extra) picked.add(t)
+    }
+    return [...picked]
+  })

@@ -1,0 +1,75 @@
+import { Effect } from "effect"
+import type { Catalog } from "../catalog/Catalog.js"
+import { type Likes, type ListeningHistory, type PlayRow, summarizeHistory } from "../history/ListeningHistory.js"
+import { buildTasteProfile } from "../taste/buildTasteProfile.js"
+import type { TasteProfile } from "../taste/TasteProfile.js"
+import type { Tuning } from "../tuning/Tuning.js"
+import { nowMillis } from "./basis.js"
+import { dailyMixes } from "./dailyMixes.js"
+import { discoverDeck } from "./discoverDeck.js"
+import { forYou } from "./forYou.js"
+import { firstListens, newForYou, onRepeat, rediscover } from "./ladders.js"
+import type { Surface, SurfaceInput } from "./Surface.js"
+import { songsLikeArtist, songsLikeSeeds } from "./seeded.js"
+import { type YouMightLike, youMightLike } from "./youMightLike.js"
+
+export interface SystemSnapshots {
+  /** every system playlist of the user, withheld ones included (their picks empty) */
+  readonly surfaces: ReadonlyArray<Surface>
+  readonly youMightLike: YouMightLike
+}
+
+/**
+ * Every system playlist and You-might-like row of one user, as the daily 03:00 run (or a manual refresh)
+ * replaces them: For You, Discover, New for you, First listens, Rediscover, On repeat, the daily mixes and
+ * Songs like <artist> for the user's top artists.
+ */
+export const rebuildSystemSnapshots = (input: SurfaceInput): Effect.Effect<SystemSnapshots> =>
+  Effect.gen(function* () {
+    const fixed = yield* Effect.all([
+      forYou(input),
+      discoverDeck(input),
+      newForYou(input),
+      firstListens(input),
+      rediscover(input),
+      onRepeat(input),
+    ])
+    const mixes = yield* dailyMixes(input)
+    const songsLike = yield* Effect.forEach(songsLikeSeeds(input), (artist) => songsLikeArtist(input, artist))
+    return { surfaces: [...fixed, ...mixes, ...songsLike], youMightLike: yield* youMightLike(input) }
+  })
+
+/**
+ * The whole daily rebuild of one user from loaded rows: history summary, taste profile (at the Clock's
+ * now), then every snapshot. The server stores the profile rows and the snapshots.
+ */
+export const rebuildUser = (args: {
+  readonly catalog: Catalog
+  readonly plays: ReadonlyArray<PlayRow>
+  readonly likes?: Likes | undefined
+  readonly timeZone: string
+  readonly tuning: Tuning
+  readonly signals?: Omit<SurfaceInput, "profile" | "candidates" | "history" | "tuning"> | undefined
+}): Effect.Effect<{
+  readonly profile: TasteProfile
+  readonly history: ListeningHistory
+  readonly snapshots: SystemSnapshots
+}> =>
+  Effect.gen(function* () {
+    const now = yield* nowMillis
+    const history = summarizeHistory({
+      catalog: args.catalog,
+      plays: args.plays,
+      likes: args.likes,
+      timeZone: args.timeZone,
+    })
+    const profile = buildTasteProfile({ catalog: args.catalog, history, taste: args.tuning.taste, now })
+    const snapshots = yield* rebuildSystemSnapshots({
+      ...args.signals,
+      profile,
+      candidates: args.catalog,
+      history,
+      tuning: args.tuning,
+    })
+    return { profile, history, snapshots }
+  })

