@@ -6,6 +6,7 @@ import { Effect, Option } from "effect"
 import { parseFile } from "music-metadata"
 import sharp from "sharp"
 import { TonearmConfig } from "../config/TonearmConfig.js"
+import { cachedFile } from "../diskCache.js"
 import { TrackFiles } from "./TrackFiles.js"
 
 export type CoverImage =
@@ -59,24 +60,16 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       })
 
     const resized = (key: string, bytes: Uint8Array, size: number) =>
-      Effect.tryPromise(async () => {
-        const cached = path.join(cacheDir, `${key}.jpg`)
-        try {
-          return new Uint8Array(await fs.readFile(cached))
-        } catch {
-          const out = await sharp(bytes)
+      Effect.tryPromise(() =>
+        cachedFile(cacheDir, `${key}.jpg`, async () =>
+          sharp(bytes)
             .rotate()
             .resize(size, size, { fit: "inside", withoutEnlargement: true })
             .flatten({ background: "#000000" })
             .jpeg({ quality: 85, mozjpeg: true })
-            .toBuffer()
-          await fs.mkdir(cacheDir, { recursive: true })
-          const temporary = `${cached}.${process.pid}.${Date.now()}.tmp`
-          await fs.writeFile(temporary, out)
-          await fs.rename(temporary, cached)
-          return new Uint8Array(out)
-        }
-      })
+            .toBuffer(),
+        ),
+      )
 
     const albumCover = Effect.fn("CoverService.albumCover")(function* (
       id: AlbumId,

@@ -74,47 +74,31 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
           })
         : Effect.succeed(null)
 
-    const started = (userId: UserId, event: PlayStarted) =>
-      Effect.gen(function* () {
-        const facts = yield* trackFacts(event.track_id)
-        const now = yield* currentDate
-        const source = sourceOf(event.source)
-        return yield* Effect.gen(function* () {
-          yield* plays.lockUser(userId)
-          yield* plays.closeOpen(userId, now)
-          const pickKind = yield* systemSource(userId, source, event.track_id, now)
-          const id = yield* plays.insert({
-            userId,
-            trackId: event.track_id,
-            artistId: facts.artist_id,
-            albumId: facts.album_id,
-            clientId: event.client_id,
-            startedAt: now,
-            endedAt: null,
-            durationPlayedMs: null,
-            trackDurationMs: facts.duration_ms,
-            skipped: false,
-            completion: null,
-            source,
-            pickKind,
-            deviceClass: normalizeDeviceClass(event.device_class),
-            now,
-          })
-          return new PlayEventCreated({ play_event_id: id })
-        }).pipe(sql.withTransaction, orInternal("PlaysService.started"))
-      })
-
-    /** A complete past play, start and end in one transaction; `at` is clamped to [account creation, now + 5 min]. */
-    const offline = (userId: UserId, event: PlayOffline) =>
+    /**
+     * Records one play in a transaction of its own: the user's plays are serialised, a live start closes the
+     * open play, and a system source stamps the pick kind and joins the rotation.
+     */
+    const record = (
+      userId: UserId,
+      event: PlayStarted | PlayOffline,
+      timing: (
+        facts: { readonly duration_ms: number },
+        now: Date,
+        accountCreated: Date,
+      ) => {
+        readonly startedAt: Date
+        readonly playedMs: number | null
+      },
+    ) =>
       Effect.gen(function* () {
         const facts = yield* trackFacts(event.track_id)
         const now = yield* currentDate
         const created = Option.getOrElse(yield* plays.accountCreatedAt(userId), () => now)
-        const startedAt = new Date(clampClientTime(DateTime.toEpochMillis(event.at), created.getTime(), now.getTime()))
-        const played = clampPlayedMs(event.duration_played_ms, facts.duration_ms)
+        const { startedAt, playedMs } = timing(facts, now, created)
         const source = sourceOf(event.source)
         return yield* Effect.gen(function* () {
           yield* plays.lockUser(userId)
+          if (event.type === "play_started") yield* plays.closeOpen(userId, now)
           const pickKind = yield* systemSource(userId, source, event.track_id, now)
           const id = yield* plays.insert({
             userId,
@@ -123,19 +107,30 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
             albumId: facts.album_id,
             clientId: event.client_id,
             startedAt,
-            endedAt: new Date(startedAt.getTime() + played),
-            durationPlayedMs: played,
+            endedAt: playedMs === null ? null : new Date(startedAt.getTime() + playedMs),
+            durationPlayedMs: playedMs,
             trackDurationMs: facts.duration_ms,
-            skipped: isSkip(played, facts.duration_ms),
-            completion: completionOf(played, facts.duration_ms),
+            skipped: playedMs !== null && isSkip(playedMs, facts.duration_ms),
+            completion: completionOf(playedMs, facts.duration_ms),
             source,
             pickKind,
             deviceClass: normalizeDeviceClass(event.device_class),
             now,
           })
           return new PlayEventCreated({ play_event_id: id })
-        }).pipe(sql.withTransaction, orInternal("PlaysService.offline"))
+        }).pipe(sql.withTransaction, orInternal("PlaysService.record"))
       })
+
+    /** A live play: starts now, open until it ends or the next play starts. */
+    const started = (userId: UserId, event: PlayStarted) =>
+      record(userId, event, (_facts, now) => ({ startedAt: now, playedMs: null }))
+
+    /** A complete past play; `at` is clamped to [account creation, now + 5 min], the duration to the track. */
+    const offline = (userId: UserId, event: PlayOffline) =>
+      record(userId, event, (facts, now, created) => ({
+        startedAt: new Date(clampClientTime(DateTime.toEpochMillis(event.at), created.getTime(), now.getTime())),
+        playedMs: clampPlayedMs(event.duration_played_ms, facts.duration_ms),
+      }))
 
     /** play_ended applies the skip rule; play_skipped marks a skip whatever the position. */
     const ended = (userId: UserId, id: PlayEventId, playedMs: number, forcedSkip: boolean) =>

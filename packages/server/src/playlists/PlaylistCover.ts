@@ -1,10 +1,10 @@
 import { createHash } from "node:crypto"
-import { promises as fs } from "node:fs"
 import * as path from "node:path"
 import { type AlbumId, NotFound, type PlaylistId, type UserId } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import sharp from "sharp"
 import { TonearmConfig } from "../config/TonearmConfig.js"
+import { cachedFile } from "../diskCache.js"
 import { CoverService } from "../library/index.js"
 import { PlaylistRepository } from "./PlaylistRepository.js"
 import { ensureOwned } from "./PlaylistsPolicy.js"
@@ -51,37 +51,24 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
         .slice(0, 32)
       const etag = `"${key}"`
       if (ifNoneMatch?.split(",").some((tag) => tag.trim() === etag)) return { _tag: "NotModified", etag } as const
-      const bytes = yield* Effect.tryPromise(async () => {
-        const cached = path.join(cacheDir, `${key}.jpg`)
-        try {
-          return new Uint8Array(await fs.readFile(cached))
-        } catch {
-          const out =
-            images.length === 1
-              ? await sharp(images[0]!.bytes)
-                  .rotate()
-                  .resize(SIZE, SIZE, { fit: "cover" })
-                  .jpeg({ quality: 85 })
-                  .toBuffer()
-              : await sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: "#000000" } })
-                  .composite(
-                    await Promise.all(
-                      images.map(async (image, index) => ({
-                        input: await sharp(image.bytes).rotate().resize(TILE, TILE, { fit: "cover" }).toBuffer(),
-                        left: (index % 2) * TILE,
-                        top: Math.floor(index / 2) * TILE,
-                      })),
-                    ),
-                  )
-                  .jpeg({ quality: 85 })
-                  .toBuffer()
-          await fs.mkdir(cacheDir, { recursive: true })
-          const temporary = `${cached}.${process.pid}.${Date.now()}.tmp`
-          await fs.writeFile(temporary, out)
-          await fs.rename(temporary, cached)
-          return new Uint8Array(out)
-        }
-      }).pipe(
+      const bytes = yield* Effect.tryPromise(() =>
+        cachedFile(cacheDir, `${key}.jpg`, async () =>
+          images.length === 1
+            ? sharp(images[0]!.bytes).rotate().resize(SIZE, SIZE, { fit: "cover" }).jpeg({ quality: 85 }).toBuffer()
+            : sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: "#000000" } })
+                .composite(
+                  await Promise.all(
+                    images.map(async (image, index) => ({
+                      input: await sharp(image.bytes).rotate().resize(TILE, TILE, { fit: "cover" }).toBuffer(),
+                      left: (index % 2) * TILE,
+                      top: Math.floor(index / 2) * TILE,
+                    })),
+                  ),
+                )
+                .jpeg({ quality: 85 })
+                .toBuffer(),
+        ),
+      ).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`collage of playlist ${id} failed: ${cause}`).pipe(
             Effect.zipRight(Effect.fail(new NotFound({ message: "this playlist's covers cannot be read" }))),
