@@ -44,12 +44,12 @@ export const walkLibrary = (root: string) =>
       const sidecars = new Map<string, SidecarStat>()
       const realRoot = await fs.realpath(root)
 
-      const statFile = async (relative: string): Promise<FoundFile | undefined> => {
+      const statFile = async (relative: string, symlink: boolean): Promise<FoundFile | undefined> => {
         try {
           const file = path.join(root, relative)
           const stat = await fs.stat(file)
           if (!stat.isFile()) return undefined
-          if ((await fs.lstat(file)).isSymbolicLink()) {
+          if (symlink) {
             const target = await fs.realpath(file)
             if (!target.startsWith(realRoot + path.sep)) return undefined // a link out of the library is never indexed
           }
@@ -67,18 +67,20 @@ export const walkLibrary = (root: string) =>
           return // unreadable folder: skipped, the rest of the library still scans
         }
         const names: Array<string> = []
-        const audio: Array<string> = []
+        const audio: Array<{ relative: string; symlink: boolean }> = []
         for (const entry of entries) {
           if (entry.name.startsWith(".")) continue
           names.push(entry.name)
           const child = relative === "" ? entry.name : path.join(relative, entry.name)
           if (entry.isDirectory()) discover(child)
-          else if ((entry.isFile() || entry.isSymbolicLink()) && isAudioPath(entry.name)) audio.push(child)
+          else if ((entry.isFile() || entry.isSymbolicLink()) && isAudioPath(entry.name)) {
+            audio.push({ relative: child, symlink: entry.isSymbolicLink() })
+          }
         }
         const sidecar = pickSidecarCover(names)
         const [files, sidecarStat] = await Promise.all([
-          Promise.all(audio.map(statFile)),
-          sidecar === undefined ? undefined : statFile(path.join(relative, sidecar)),
+          Promise.all(audio.map((file) => statFile(file.relative, file.symlink))),
+          sidecar === undefined ? undefined : statFile(path.join(relative, sidecar), true),
         ])
         const folder = toPosix(relative)
         if (sidecarStat !== undefined) sidecars.set(folder, { path: sidecarStat.path, mtimeMs: sidecarStat.mtimeMs })

@@ -21,7 +21,6 @@ export default Effect.gen(function* () {
       changed_at timestamptz NOT NULL,
       PRIMARY KEY (entity, scope, entity_id)
     )`
-  yield* sql`CREATE INDEX library_changes_scope_seq_idx ON library_changes (scope, seq)`
   yield* sql`
     CREATE TABLE likes (
       user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
