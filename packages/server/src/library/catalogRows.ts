@@ -1,6 +1,6 @@
 import * as path from "node:path"
-import { albumArtistOf, releaseDateOf, sortNameOf, splitGenres, VARIOUS_ARTISTS } from "@tonearm/core"
-import { albumKeyOf, artistKeyOf, type ScannedFile, searchKeyOf } from "./scannedFile.js"
+import { albumArtistOf, releaseDateOf, searchKeyOf, sortNameOf, splitGenres, VARIOUS_ARTISTS } from "@tonearm/core"
+import { albumKeyOf, artistKeyOf, type ScannedFile } from "./scannedFile.js"
 
 export interface ArtistRow {
   readonly name: string

@@ -1,5 +1,4 @@
 import * as path from "node:path"
-import { searchKeyOf } from "@tonearm/core"
 import type { RawTags } from "./ParsePool.js"
 import type { FoundFile } from "./walk.js"
 
@@ -85,5 +84,3 @@ export const artistKeyOf = (name: string): string => name.normalize("NFC").trim(
 /** Albums are one row per album artist and title; discs in sub-folders join their album. */
 export const albumKeyOf = (albumArtist: string, title: string): string =>
   `${artistKeyOf(albumArtist)}\u001f${artistKeyOf(title)}`
-
-export { searchKeyOf }

@@ -109,6 +109,28 @@ layer(TestServerLive(), { excludeTestServices: true })("error envelope and bad i
     }),
   )
 
+  it.effect("HEAD is allowed wherever GET is, with the GET's status and headers and no body", () =>
+    Effect.gen(function* () {
+      const admin = yield* logIn("admin")
+      for (const [path, token] of [
+        ["/healthz", undefined],
+        ["/api/me", admin.token],
+        ["/api/me/sessions", admin.token],
+        ["/openapi.json", undefined],
+      ] as const) {
+        const get = yield* raw("GET", path, token === undefined ? {} : { token })
+        const head = yield* raw("HEAD", path, token === undefined ? {} : { token })
+        expect(get.status, path).toBe(200)
+        expect(head.status, path).toBe(200)
+        expect(head.text, path).toBe("")
+        expect(head.headers.get("content-type"), path).toBe(get.headers.get("content-type"))
+      }
+      const unauthenticated = yield* raw("HEAD", "/api/me")
+      expect(unauthenticated.status).toBe(401)
+      expect(unauthenticated.text).toBe("")
+    }),
+  )
+
   it.effect("the typed client decodes the envelope back into the contract's tagged errors", () =>
     Effect.gen(function* () {
       const admin = yield* logIn("admin")
