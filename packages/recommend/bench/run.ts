@@ -15,6 +15,7 @@ import {
   firstListens,
   forYou,
   type LibraryTrack,
+  MOODS,
   newForYou,
   onRepeat,
   type PlayRow,
@@ -47,18 +48,7 @@ const pick = <A>(items: ReadonlyArray<A>): A => items[Math.floor(rand() * items.
 const uuid = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, "0")}`
 
 const GENRES = Array.from({ length: 80 }, (_, i) => `Genre ${i}`)
-const MOOD_TAGS = [
-  "melancholic",
-  "energetic",
-  "chill",
-  "happy",
-  "aggressive",
-  "romantic",
-  "dark",
-  "uplifting",
-  "dreamy",
-]
-const FOLK_TAGS = [...Array.from({ length: 300 }, (_, i) => `tag ${i}`), ...MOOD_TAGS]
+const FOLK_TAGS = [...Array.from({ length: 300 }, (_, i) => `tag ${i}`), ...MOODS]
 
 const artistGenres = Array.from({ length: ARTISTS }, () => {
   const base = Math.floor(rand() * (GENRES.length - 3))

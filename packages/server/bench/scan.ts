@@ -18,7 +18,7 @@ import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
-import { Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
+import { Array as Arr, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
 import pg from "pg"
 import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
 import { DEFAULT_MAX_BODY_BYTES, TonearmConfig } from "../src/config/TonearmConfig.js"
@@ -114,8 +114,8 @@ const floorPhase = (root: string, workers: number) =>
     const files = yield* audioFilesOf(root)
     const parser = yield* ParsePool
     const started = performance.now()
-    yield* Effect.forEach(files, (file) => Effect.either(parser.parse(file)), {
-      concurrency: parser.workers * 6,
+    yield* Effect.forEach(Arr.chunksOf(files, parser.filesPerJob), parser.parseMany, {
+      concurrency: parser.jobsInFlight,
       discard: true,
     })
     const seconds = (performance.now() - started) / 1000

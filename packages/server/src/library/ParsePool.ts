@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
-import { Context, Data, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 
 /** What a parse worker reads from one file (see parseWorker.mjs). */
 export interface RawTags {
@@ -26,10 +26,8 @@ export interface RawTags {
   readonly hasPicture: boolean
 }
 
-export class TagReadError extends Data.TaggedError("TagReadError")<{
-  readonly path: string
-  readonly message: string
-}> {}
+/** One file's answer: its tags, or why they could not be read (the file then becomes a scan error). */
+export type ParsedFile = { readonly ok: true; readonly tags: RawTags } | { readonly ok: false; readonly error: string }
 
 /**
  * Each file's parse is short-lived garbage; V8's default young generation (up to 48 MB per isolate) only
@@ -37,8 +35,20 @@ export class TagReadError extends Data.TaggedError("TagReadError")<{
  */
 const WORKER_YOUNG_GENERATION_MB = 8
 
-type Reply = { id: number; ok: true; tags: RawTags } | { id: number; ok: false; error: string }
-type Pending = { readonly path: string; readonly resume: (effect: Effect.Effect<RawTags, TagReadError>) => void }
+/**
+ * Files go to the workers in jobs of up to this many, answered in one message: one round trip and one
+ * fiber per job rather than per file, which keeps the main thread's work and garbage small.
+ */
+const FILES_PER_JOB = 16
+
+/** Jobs queued on each worker, so that it keeps parsing while the main thread is busy committing a batch. */
+const JOBS_IN_FLIGHT_PER_WORKER = 3
+
+type Reply = { readonly id: number; readonly results: ReadonlyArray<ParsedFile> }
+type Pending = { readonly size: number; readonly resume: (results: ReadonlyArray<ParsedFile>) => void }
+
+const failedAll = (size: number, error: string): ReadonlyArray<ParsedFile> =>
+  Array.from({ length: size }, () => ({ ok: false, error }))
 
 /**
  * Tag parsing is CPU-bound, so it runs on worker threads (one per core by default) while the main thread
@@ -46,7 +56,15 @@ type Pending = { readonly path: string; readonly resume: (effect: Effect.Effect<
  */
 export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
   ParsePool,
-  { readonly parse: (path: string) => Effect.Effect<RawTags, TagReadError>; readonly workers: number }
+  {
+    /** Reads the files' tags, answering in the same order; never fails (a file's failure is its answer). */
+    readonly parseMany: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ParsedFile>>
+    readonly workers: number
+    /** The most files to put in one parseMany call. */
+    readonly filesPerJob: number
+    /** How many parseMany calls to keep running at once so that no worker ever waits for its next job. */
+    readonly jobsInFlight: number
+  }
 >() {
   static readonly make = (workers = Math.max(1, availableParallelism())) =>
     Effect.gen(function* () {
@@ -61,17 +79,11 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
           const job = pending.get(reply.id)
           if (job === undefined) return
           pending.delete(reply.id)
-          job.resume(
-            reply.ok
-              ? Effect.succeed(reply.tags)
-              : Effect.fail(new TagReadError({ path: job.path, message: reply.error })),
-          )
+          job.resume(reply.results)
         })
         // A crashed worker fails its files (they become scan errors) and is replaced.
         worker.on("error", (error) => {
-          for (const job of pending.values()) {
-            job.resume(Effect.fail(new TagReadError({ path: job.path, message: `parser crashed: ${error.message}` })))
-          }
+          for (const job of pending.values()) job.resume(failedAll(job.size, `parser crashed: ${error.message}`))
           pending.clear()
           if (slots[index]?.worker === worker) slots[index] = spawn(index)
         })
@@ -91,23 +103,28 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         return slots
       }
 
-      const parse = (path: string) =>
-        Effect.async<RawTags, TagReadError>((resume) => {
+      const parseMany = (paths: ReadonlyArray<string>) =>
+        Effect.async<ReadonlyArray<ParsedFile>>((resume) => {
           const running = started()
           if (running.length === 0) {
-            resume(Effect.fail(new TagReadError({ path, message: "the parser pool is shut down" })))
+            resume(Effect.succeed(failedAll(paths.length, "the parser pool is shut down")))
             return
           }
           const slot = running.reduce((least, candidate) =>
             candidate.pending.size < least.pending.size ? candidate : least,
           )
           const id = nextId++
-          slot.pending.set(id, { path, resume })
-          slot.worker.postMessage({ id, path, aac: path.toLowerCase().endsWith(".aac") })
+          slot.pending.set(id, { size: paths.length, resume: (results) => resume(Effect.succeed(results)) })
+          slot.worker.postMessage({ id, paths })
           return Effect.sync(() => slot.pending.delete(id))
         })
 
-      return { parse, workers }
+      return {
+        parseMany,
+        workers,
+        filesPerJob: FILES_PER_JOB,
+        jobsInFlight: workers * JOBS_IN_FLIGHT_PER_WORKER,
+      }
     })
 
   static readonly layer = (workers?: number) => Layer.scoped(ParsePool, ParsePool.make(workers))

@@ -1,13 +1,13 @@
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { Cause, Chunk, Effect, Option, Queue } from "effect"
+import { Array as Arr, Cause, Chunk, Effect, Option, Queue } from "effect"
 import { type Change, ChangeLog } from "../changes/ChangeLog.js"
 import { currentDate } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { CatalogRepository, type FolderState, type KnownFile, type ScanErrorRow } from "./CatalogRepository.js"
 import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
-import { ParsePool } from "./ParsePool.js"
+import { type ParsedFile, ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
 import { type FoundFile, type FoundFolder, type SidecarStat, walkLibrary } from "./walk.js"
@@ -33,9 +33,6 @@ const FOLDERS_PER_BATCH = 40
 
 /** A batch waits up to a quarter second to gather this many folders. */
 const MIN_FOLDERS_PER_BATCH = 12
-
-/** Files of one folder parsed at once (folders run in parallel too). */
-const FILES_PER_FOLDER_AT_ONCE = 4
 
 const DONE = Symbol("done")
 
@@ -93,18 +90,13 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
       return sidecars.get(parent === "." ? "" : parent)
     }
 
-    const readFile = (file: FoundFile, folder: string): Effect.Effect<ReadOutcome> =>
-      pool.parse(path.join(root, file.path)).pipe(
-        Effect.map((tags): ReadOutcome => {
-          const reason = unusableReason(tags, file)
-          return reason === undefined
-            ? { _tag: "Scanned", file: scannedFile(file, folder, tags) }
-            : { _tag: "Failed", folder, error: { ...file, message: reason } }
-        }),
-        Effect.catchAll((error) =>
-          Effect.succeed<ReadOutcome>({ _tag: "Failed", folder, error: { ...file, message: error.message } }),
-        ),
-      )
+    const outcomeOf = (file: FoundFile, folder: string, parsed: ParsedFile): ReadOutcome => {
+      if (!parsed.ok) return { _tag: "Failed", folder, error: { ...file, message: parsed.error } }
+      const reason = unusableReason(parsed.tags, file)
+      return reason === undefined
+        ? { _tag: "Scanned", file: scannedFile(file, folder, parsed.tags) }
+        : { _tag: "Failed", folder, error: { ...file, message: reason } }
+    }
 
     /** Commits some folders' rows in one transaction; counts what changed. */
     const writeFoldersWith =
@@ -220,13 +212,35 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         // Parsing runs ahead of writing through a bounded queue: while one batch is committed, the workers
         // keep reading. Each take is whatever is ready, up to a batch; a slow database gets fuller batches.
         const parsed = yield* Queue.bounded<ParsedFolder | typeof DONE>(FOLDERS_PER_BATCH * 4)
+        // Files are parsed in one flat stream of jobs (runs of files, across folder boundaries), as many at
+        // once as keeps every worker busy; a folder goes to the writer as soon as its last file is read (and
+        // is forgotten here then).
+        const reading = new Map<number, { left: number; outcomes: Array<ReadOutcome> }>()
+        const files = dirty.flatMap(({ folder }, folderIndex) =>
+          folder.files.map((file, fileIndex) => ({ file, folder, folderIndex, fileIndex })),
+        )
         yield* Effect.forEach(
-          dirty,
-          ({ folder }) =>
-            Effect.forEach(folder.files, (file) => readFile(file, folder.path), {
-              concurrency: FILES_PER_FOLDER_AT_ONCE,
-            }).pipe(Effect.flatMap((outcomes) => Queue.offer(parsed, { folder: folder.path, outcomes }))),
-          { concurrency: pool.workers * 2, discard: true },
+          Arr.chunksOf(files, pool.filesPerJob),
+          (job) =>
+            pool.parseMany(job.map(({ file }) => path.join(root, file.path))).pipe(
+              Effect.flatMap((results) => {
+                const done: Array<ParsedFolder> = []
+                job.forEach(({ file, folder, folderIndex, fileIndex }, index) => {
+                  let entry = reading.get(folderIndex)
+                  if (entry === undefined) {
+                    entry = { left: folder.files.length, outcomes: new Array<ReadOutcome>(folder.files.length) }
+                    reading.set(folderIndex, entry)
+                  }
+                  entry.outcomes[fileIndex] = outcomeOf(file, folder.path, results[index]!)
+                  if (--entry.left === 0) {
+                    reading.delete(folderIndex)
+                    done.push({ folder: folder.path, outcomes: entry.outcomes })
+                  }
+                })
+                return Queue.offerAll(parsed, done)
+              }),
+            ),
+          { concurrency: pool.jobsInFlight, discard: true },
         ).pipe(Effect.ensuring(Queue.offer(parsed, DONE)), Effect.forkScoped)
         let finished = false
         while (!finished) {
