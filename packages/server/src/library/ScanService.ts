@@ -1,7 +1,8 @@
 import { ScanStarted, ScanStatus } from "@tonearm/core"
-import { Deferred, Effect, Layer, Option } from "effect"
+import { Cause, Deferred, Effect, Layer, Option } from "effect"
 import { Scanner } from "./Scanner.js"
 import { ScanRepository } from "./ScanRepository.js"
+import { LibraryFolderUnreadable } from "./walk.js"
 
 const IDLE = new ScanStatus({
   state: "idle",
@@ -28,7 +29,14 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
         yield* scanner.scan({ full, onStarted: Deferred.succeed(started, true) }).pipe(
           Effect.tap((summary) => (Option.isNone(summary) ? Deferred.succeed(started, false) : Effect.void)),
           Effect.catchAllCause((cause) =>
-            Deferred.succeed(started, false).pipe(Effect.zipRight(Effect.logError("background scan failed", cause))),
+            Deferred.succeed(started, false).pipe(
+              // The scanner has logged a missing library folder already, in one line.
+              Effect.zipRight(
+                Cause.failureOption(cause).pipe(Option.exists((error) => error instanceof LibraryFolderUnreadable))
+                  ? Effect.void
+                  : Effect.logError("background scan failed", cause),
+              ),
+            ),
           ),
           Effect.forkIn(scope),
         )

@@ -10,7 +10,7 @@ import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
 import { type ParsedFile, ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
-import { type FoundFile, type FoundFolder, type SidecarStat, walkLibrary } from "./walk.js"
+import { type FoundFile, type FoundFolder, LibraryFolderUnreadable, type SidecarStat, walkLibrary } from "./walk.js"
 
 export interface ScanProgress extends ScanCounters {
   readonly phase: "walking" | "reading" | "tidying" | "done"
@@ -335,7 +335,11 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           const summary = yield* run(options, scanId).pipe(
             Effect.tapErrorCause((cause) =>
               Effect.gen(function* () {
-                yield* Effect.logError("library scan failed", cause)
+                const unreadable = Cause.failureOption(cause).pipe(
+                  Option.filter((error) => error instanceof LibraryFolderUnreadable),
+                )
+                if (Option.isSome(unreadable)) yield* Effect.logWarning(unreadable.value.message)
+                else yield* Effect.logError("library scan failed", cause)
                 const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
                 const counters = Option.match(latest, {
                   onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0 }),

@@ -1,7 +1,17 @@
 import { type Dirent, promises as fs } from "node:fs"
 import * as path from "node:path"
 import { isAudioPath, pickSidecarCover } from "@tonearm/core"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
+
+/** The library folder itself is missing or unreadable: an operator's mistake, reported in one line. */
+export class LibraryFolderUnreadable extends Data.TaggedError("LibraryFolderUnreadable")<{
+  readonly message: string
+}> {}
+
+const unreadableMessage = (root: string, cause: unknown) =>
+  (cause as NodeJS.ErrnoException)?.code === "ENOENT"
+    ? `the library folder ${root} does not exist: create it, or give another with --library or TONEARM_LIBRARY`
+    : `cannot read the library folder ${root}: ${cause instanceof Error ? cause.message : String(cause)}`
 
 /** One audio file found on disk; `path` is relative to the library root with `/` separators. */
 export interface FoundFile {
@@ -108,5 +118,5 @@ export const walkLibrary = (root: string) =>
       })
       return { folders, sidecars }
     },
-    catch: (cause) => new Error(`cannot read the library folder ${root}: ${cause}`),
+    catch: (cause) => new LibraryFolderUnreadable({ message: unreadableMessage(root, cause) }),
   })
