@@ -27,7 +27,16 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
       Effect.gen(function* () {
         const started = yield* Deferred.make<boolean>()
         yield* scanner.scan({ full, onStarted: Deferred.succeed(started, true) }).pipe(
-          Effect.tap((summary) => (Option.isNone(summary) ? Deferred.succeed(started, false) : Effect.void)),
+          Effect.tap(
+            Option.match({
+              onNone: () => Deferred.succeed(started, false),
+              onSome: (done) =>
+                Effect.logInfo(
+                  `library scan finished in ${done.seconds.toFixed(1)} s: ${done.filesSeen} files, ${done.added} added, ` +
+                    `${done.updated} updated, ${done.removed} removed, ${done.errors} errors`,
+                ),
+            }),
+          ),
           Effect.catchAllCause((cause) =>
             Deferred.succeed(started, false).pipe(
               // The scanner has logged a missing library folder already, in one line.

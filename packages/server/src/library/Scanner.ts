@@ -171,10 +171,11 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           options.onProgress?.({ ...counters, phase, filesToRead, filesRead }) ?? Effect.void
         yield* report("walking")
 
-        const { folders, sidecars: coverImages } = yield* walkLibrary(root)
-        const [knownTracks, knownErrors, knownFolders] = yield* Effect.all(
-          [catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
-          { concurrency: 3 },
+        // The folder walk and what the index already holds are read at once: one waits on the disk, the
+        // other on the database.
+        const [{ folders, sidecars: coverImages }, knownTracks, knownErrors, knownFolders] = yield* Effect.all(
+          [walkLibrary(root), catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
+          { concurrency: 4 },
         )
         const onDisk = new Set<string>()
         for (const folder of folders.values()) for (const file of folder.files) onDisk.add(file.path)
