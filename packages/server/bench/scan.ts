@@ -114,7 +114,8 @@ const floorPhase = (root: string, workers: number) =>
     const files = yield* audioFilesOf(root)
     const parser = yield* ParsePool
     const started = performance.now()
-    yield* Effect.forEach(Arr.chunksOf(files, parser.filesPerJob), parser.parseMany, {
+    // Each answer is dropped at once (forEach keeps every job's exit until the end, even when discarding).
+    yield* Effect.forEach(Arr.chunksOf(files, parser.filesPerJob), (job) => Effect.asVoid(parser.parseMany(job)), {
       concurrency: parser.jobsInFlight,
       discard: true,
     })
