@@ -1,8 +1,8 @@
 import { ScanStarted, ScanStatus } from "@tonearm/core"
-import { Cause, Deferred, Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Layer, Option } from "effect"
 import { Scanner } from "./Scanner.js"
 import { ScanRepository } from "./ScanRepository.js"
-import { LibraryFolderUnreadable } from "./walk.js"
+import { libraryFolderUnreadableIn } from "./walk.js"
 
 const IDLE = new ScanStatus({
   state: "idle",
@@ -41,7 +41,7 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
             Deferred.succeed(started, false).pipe(
               // The scanner has logged a missing library folder already, in one line.
               Effect.zipRight(
-                Cause.failureOption(cause).pipe(Option.exists((error) => error instanceof LibraryFolderUnreadable))
+                Option.isSome(libraryFolderUnreadableIn(cause))
                   ? Effect.void
                   : Effect.logError("background scan failed", cause),
               ),

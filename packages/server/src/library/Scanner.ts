@@ -10,7 +10,7 @@ import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
 import { type ParsedFile, ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
-import { type FoundFile, type FoundFolder, LibraryFolderUnreadable, type SidecarStat, walkLibrary } from "./walk.js"
+import { type FoundFile, type FoundFolder, libraryFolderUnreadableIn, type SidecarStat, walkLibrary } from "./walk.js"
 
 export interface ScanProgress extends ScanCounters {
   readonly phase: "walking" | "reading" | "tidying" | "done"
@@ -336,9 +336,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           const summary = yield* run(options, scanId).pipe(
             Effect.tapErrorCause((cause) =>
               Effect.gen(function* () {
-                const unreadable = Cause.failureOption(cause).pipe(
-                  Option.filter((error) => error instanceof LibraryFolderUnreadable),
-                )
+                const unreadable = libraryFolderUnreadableIn(cause)
                 if (Option.isSome(unreadable)) yield* Effect.logWarning(unreadable.value.message)
                 else yield* Effect.logError("library scan failed", cause)
                 const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))

@@ -1,12 +1,18 @@
 import { type Dirent, promises as fs } from "node:fs"
 import * as path from "node:path"
 import { isAudioPath, pickSidecarCover } from "@tonearm/core"
-import { Data, Effect } from "effect"
+import { Cause, Data, Effect, Option } from "effect"
 
 /** The library folder itself is missing or unreadable: an operator's mistake, reported in one line. */
 export class LibraryFolderUnreadable extends Data.TaggedError("LibraryFolderUnreadable")<{
   readonly message: string
 }> {}
+
+/** The missing-folder failure a scan's cause carries, when that is why it failed. */
+export const libraryFolderUnreadableIn = (cause: Cause.Cause<unknown>) =>
+  Cause.failureOption(cause).pipe(
+    Option.filter((error): error is LibraryFolderUnreadable => error instanceof LibraryFolderUnreadable),
+  )
 
 const unreadableMessage = (root: string, cause: unknown) =>
   (cause as NodeJS.ErrnoException)?.code === "ENOENT"
