@@ -19,6 +19,13 @@ export const AlbumRecord = Schema.Struct({
 })
 export type AlbumRecord = typeof AlbumRecord.Type
 
+export const TrackFileRecord = Schema.Struct({ path: Schema.String, file_format: Schema.String, title: Schema.String })
+
+export const AlbumCoverRecord = Schema.Struct({
+  cover_art_source: Schema.NullOr(Schema.String),
+  cover_path: Schema.NullOr(Schema.String),
+})
+
 export const TrackRecord = Schema.Struct({
   id: TrackId,
   title: Schema.String,
@@ -222,6 +229,20 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       orInternal("BrowseRepository.coverCounts"),
     )
 
+    /** Where a track's file is, and what to call it (stream and cast routes). */
+    const trackFile = (id: TrackId) =>
+      sql`SELECT path, file_format, title FROM tracks WHERE id = ${id}`.pipe(
+        Effect.flatMap(decodeFirst(TrackFileRecord)),
+        orInternal("BrowseRepository.trackFile"),
+      )
+
+    /** Where an album's cover comes from and which file holds it. */
+    const albumCover = (id: AlbumId) =>
+      sql`SELECT cover_art_source, cover_path FROM albums WHERE id = ${id}`.pipe(
+        Effect.flatMap(decodeFirst(AlbumCoverRecord)),
+        orInternal("BrowseRepository.albumCover"),
+      )
+
     /** Rows for these ids (any order; missing ids are simply absent). */
     const tracksByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
@@ -247,6 +268,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
           )
 
     return {
+      trackFile,
+      albumCover,
       tracksByIds,
       albumsByIds,
       artistsByIds,

@@ -1,11 +1,9 @@
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import { SqlClient } from "@effect/sql"
 import type { AlbumId, TrackId } from "@tonearm/core"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option } from "effect"
 import { TonearmConfig } from "../config/TonearmConfig.js"
-import { decodeFirst } from "../db/rows.js"
-import { orInternal } from "../db/sqlErrors.js"
+import { BrowseRepository } from "./BrowseRepository.js"
 
 export interface LibraryFile {
   /** Absolute, real path, proven to lie inside the library root. */
@@ -34,31 +32,19 @@ export const resolveInLibrary = (root: string, relative: string) =>
     }
   })
 
-const TrackFileRow = Schema.Struct({ path: Schema.String, file_format: Schema.String, title: Schema.String })
-const CoverRow = Schema.Struct({
-  cover_art_source: Schema.NullOr(Schema.String),
-  cover_path: Schema.NullOr(Schema.String),
-})
-
 /** The files behind tracks and album covers, for the stream, cast and cover routes. */
 export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/TrackFiles", {
   effect: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
+    const browse = yield* BrowseRepository
     const { libraryDir } = yield* TonearmConfig
 
-    const trackRow = (id: TrackId) =>
-      sql`SELECT path, file_format, title FROM tracks WHERE id = ${id}`.pipe(
-        Effect.flatMap(decodeFirst(TrackFileRow)),
-        orInternal("TrackFiles.track"),
-      )
-
     /** A track's row, without touching its file (cast tokens). */
-    const track = trackRow
+    const track = browse.trackFile
 
     /** A track's file, when both the row and a file inside the library exist. */
     const trackFile = (id: TrackId) =>
       Effect.gen(function* () {
-        const row = yield* trackRow(id)
+        const row = yield* browse.trackFile(id)
         if (Option.isNone(row)) return Option.none()
         const file = yield* resolveInLibrary(libraryDir, row.value.path)
         return Option.map(file, (found) => ({ ...found, fileFormat: row.value.file_format, title: row.value.title }))
@@ -67,10 +53,7 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
     /** An album's cover source and its file. */
     const coverFile = (id: AlbumId) =>
       Effect.gen(function* () {
-        const row = yield* sql`SELECT cover_art_source, cover_path FROM albums WHERE id = ${id}`.pipe(
-          Effect.flatMap(decodeFirst(CoverRow)),
-          orInternal("TrackFiles.cover"),
-        )
+        const row = yield* browse.albumCover(id)
         if (Option.isNone(row) || row.value.cover_art_source === null || row.value.cover_path === null)
           return Option.none()
         const source = row.value.cover_art_source
@@ -80,4 +63,5 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
 
     return { track, trackFile, coverFile } as const
   }),
+  dependencies: [BrowseRepository.Default],
 }) {}
