@@ -1,5 +1,5 @@
 import { expect, layer } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Queue } from "effect"
+import { Chunk, Effect, Fiber, Logger, LogLevel, Queue } from "effect"
 import { EventBus, SUBSCRIBER_BUFFER } from "../../src/events/index.js"
 import { signUpFirstAdmin } from "../support/accounts.js"
 import { openSse } from "../support/sse.js"
@@ -54,9 +54,9 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
       expect(Chunk.toReadonlyArray(kept).map((event) => (event.data as { id: string }).id)).toEqual(
         Array.from({ length: SUBSCRIBER_BUFFER }, (_, i) => String(i)),
       )
-      console.log(
+      yield* Effect.logInfo(
         `bus: ${total} events published in ${publishMs.toFixed(0)} ms with a stalled subscriber holding a full buffer`,
-      )
+      ).pipe(Logger.withMinimumLogLevel(LogLevel.Info)) // the measurement is the point: print it despite QuietLogs
     }),
   )
 
@@ -93,9 +93,9 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
       )
       const p50 = percentile(latencies, 50)
       const p99 = percentile(latencies, 99)
-      console.log(
+      yield* Effect.logInfo(
         `SSE fan-out: ${held} subscribers held (${readers.length} reading, ${stalled.length} stalled); ${events} events published in ${publishMs.toFixed(0)} ms (${(publishMs / events).toFixed(2)} ms each); publish-to-receive p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms over ${latencies.length} deliveries`,
-      )
+      ).pipe(Logger.withMinimumLogLevel(LogLevel.Info)) // the measurement is the point: print it despite QuietLogs
       // Every reading subscriber got every event, in order.
       for (const frames of delivered) {
         expect(frames.map((frame) => (frame.data as { data: { id: string } }).data.id)).toEqual(
