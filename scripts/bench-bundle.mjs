@@ -9,8 +9,11 @@ import { build } from "esbuild"
 const [entry, ...rest] = process.argv.slice(2)
 const args = rest[0] === "--" ? rest.slice(1) : rest
 const packageDir = path.resolve(path.dirname(entry), "..")
-const outDir = path.join(packageDir, "bench", ".build")
+// The bundle sits one level below a copy of the package's package.json, as src/ and dist/ do (version.ts reads it).
+const buildDir = path.join(packageDir, "bench", ".build")
+const outDir = path.join(buildDir, "run")
 mkdirSync(outDir, { recursive: true })
+copyFileSync(path.join(packageDir, "package.json"), path.join(buildDir, "package.json"))
 const outfile = path.join(outDir, `${path.basename(entry, ".ts")}.mjs`)
 await build({
   entryPoints: [entry],
@@ -27,5 +30,15 @@ await build({
   },
 })
 copyFileSync(path.join(packageDir, "src", "library", "parseWorker.mjs"), path.join(outDir, "parseWorker.mjs"))
+// The recommendation engine's worker, resolved next to the bundle like in the server's dist.
+await build({
+  entryPoints: [path.join(packageDir, "src", "recommendations", "engineWorker.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile: path.join(outDir, "engineWorker.js"),
+  logLevel: "warning",
+})
 const result = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit" })
 process.exit(result.status ?? 1)

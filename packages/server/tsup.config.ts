@@ -1,4 +1,5 @@
 import { copyFileSync } from "node:fs"
+import { build } from "esbuild"
 import { defineConfig } from "tsup"
 
 export default defineConfig({
@@ -8,6 +9,19 @@ export default defineConfig({
   sourcemap: true,
   clean: true,
   target: "node20",
-  // The scanner's parse workers load this plain module next to the bundle (ParsePool resolves it by URL).
-  onSuccess: async () => copyFileSync("src/library/parseWorker.mjs", "dist/parseWorker.mjs"),
+  onSuccess: async () => {
+    // The scanner's parse workers load this plain module next to the bundle (ParsePool resolves it by URL).
+    copyFileSync("src/library/parseWorker.mjs", "dist/parseWorker.mjs")
+    // The recommendation engine's worker, self-contained (RecommendationEngineWorker resolves it by URL).
+    await build({
+      entryPoints: ["src/recommendations/engineWorker.ts"],
+      outfile: "dist/engineWorker.js",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      sourcemap: true,
+      logLevel: "warning",
+    })
+  },
 })

@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module"
 import { Command } from "commander"
+import { registerRebuild } from "./commands/rebuild.js"
 import { registerScan } from "./commands/scan.js"
 import { registerServe } from "./commands/serve.js"
+import { registerTuning } from "./commands/tuning.js"
 import { registerUsers } from "./commands/users.js"
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string }
@@ -16,5 +18,7 @@ const program = new Command()
 registerServe(program)
 registerScan(program)
 registerUsers(program)
+registerRebuild(program)
+registerTuning(program)
 
 await program.parseAsync(process.argv)

@@ -1,18 +1,11 @@
 import * as path from "node:path"
 import { ConfigProvider, Layer, Logger, LogLevel } from "effect"
+import type { ServerFlags } from "./flags.js"
 
 /** Where a relative path was meant from: pnpm runs root scripts in the repo root but keeps INIT_CWD. */
 export const invocationDir = (): string => process.env.INIT_CWD ?? process.cwd()
 
 export const resolvePath = (value: string): string => path.resolve(invocationDir(), value)
-
-export interface ServerFlags {
-  readonly port?: string
-  readonly host?: string
-  readonly library?: string
-  readonly dataDir?: string
-  readonly databaseUrl?: string
-}
 
 /** Flags win over the environment; relative directories are resolved from where the command was typed. */
 export const configProviderFor = (flags: ServerFlags): ConfigProvider.ConfigProvider => {

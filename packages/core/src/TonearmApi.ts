@@ -2,11 +2,22 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
-import { CoverSourcesApi, CoversApi, HomeApi, LibraryApi, ScanApi, SyncApi } from "./library/LibraryApi.js"
+import { HomeApi } from "./home/HomeApi.js"
+import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
-import { TrustedProxiesApi } from "./net/TrustedProxiesApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
+import { RebuildsApi } from "./recommendations/RebuildsApi.js"
+import {
+  DiscoverApi,
+  RadioApi,
+  RecommendationsApi,
+  SystemPlaylistsApi,
+  TrendsApi,
+  TuningApi,
+} from "./recommendations/RecommendationsApi.js"
+import { TrustedProxiesApi } from "./settings/TrustedProxiesApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
+import { SyncApi } from "./sync/SyncApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 
 /**
@@ -31,6 +42,13 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(PlaysApi)
   .add(LikesApi)
   .add(PlaylistsApi)
+  .add(RecommendationsApi)
+  .add(SystemPlaylistsApi)
+  .add(DiscoverApi)
+  .add(RadioApi)
+  .add(TuningApi)
+  .add(TrendsApi)
+  .add(RebuildsApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -117,26 +117,30 @@ export class ServiceUnavailable extends coded(
   503,
 ) {}
 
-export type ApiError =
-  | InvalidRequest
-  | Unauthenticated
-  | InvalidCredentials
-  | Forbidden
-  | RegistrationClosed
-  | NotFound
-  | MethodNotAllowed
-  | Conflict
-  | PayloadTooLarge
-  | RateLimited
-  | Internal
-  | InvalidTimezone
-  | InvalidToken
-  | WrongPassword
-  | ServiceUnavailable
-  | ConflictingFilters
-  | InvertedYearRange
-  | InvalidTrackId
-  | NotRefreshable
+/** Every API error class: the one list the `ApiError` union comes from. */
+export const API_ERRORS = [
+  InvalidRequest,
+  Unauthenticated,
+  InvalidCredentials,
+  Forbidden,
+  RegistrationClosed,
+  NotFound,
+  MethodNotAllowed,
+  Conflict,
+  PayloadTooLarge,
+  RateLimited,
+  Internal,
+  InvalidTimezone,
+  InvalidToken,
+  WrongPassword,
+  ServiceUnavailable,
+  ConflictingFilters,
+  InvertedYearRange,
+  InvalidTrackId,
+  NotRefreshable,
+] as const
+
+export type ApiError = InstanceType<(typeof API_ERRORS)[number]>
 
 const envelopes = new WeakMap<object, Schema.Schema.Any>()
 

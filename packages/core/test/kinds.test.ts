@@ -9,7 +9,7 @@ import {
   PickKind,
   SystemVariant,
   songsLikeArtistVariant,
-} from "../src/listening/kinds.js"
+} from "../src/recommendations/kinds.js"
 
 const artist = ArtistId.make("7d5a3c1e-0b8f-4b8e-9c1d-2f3a4b5c6d7e")
 

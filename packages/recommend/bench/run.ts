@@ -1,10 +1,14 @@
 /**
  * Benchmark: the daily rebuild of one user with 50k plays over a 100k-track synthetic library, on one
  * core (no workers). Prints timings and the ratio to the 1-second target; it is not a test.
+ * `--plays N` changes the history size; `--shared N` gives N tracks other users' plays (the Discover
+ * cross_user map) and a popularity, as the server's rebuild passes them (default: 5,000 cross_user tracks,
+ * no popularity). `--nightly` is the server's nightly shape: `--plays 5000 --shared 70000`. `--runs N`: how
+ * many warm full rebuilds are timed.
  *
- *   pnpm --filter @tonearm/recommend bench
+ *   pnpm --filter @tonearm/recommend bench [-- --nightly | --plays N --shared N]
  */
-import { AlbumId, ArtistId, TrackId } from "@tonearm/core"
+import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId } from "@tonearm/core"
 import { Clock, Effect, Random } from "effect"
 import {
   buildCatalog,
@@ -22,8 +26,8 @@ import {
   radio,
   rebuildUser,
   rediscover,
-  SHIPPED_TUNING,
   type SurfaceInput,
+  scoringBasis,
   songsLikeArtist,
   songsLikeSeeds,
   summarizeHistory,
@@ -32,7 +36,16 @@ import {
 
 const TRACKS = 100_000
 const ARTISTS = 8_000
-const PLAYS = 50_000
+const flag = (name: string, fallback: number): number => {
+  const at = process.argv.indexOf(name)
+  if (at < 0) return fallback
+  const value = Number(process.argv[at + 1])
+  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} takes a positive integer`)
+  return value
+}
+const NIGHTLY = process.argv.includes("--nightly")
+const PLAYS = flag("--plays", NIGHTLY ? 5_000 : 50_000)
+const SHARED = flag("--shared", NIGHTLY ? 70_000 : 0)
 const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
 const DAY = 86_400_000
 
@@ -98,14 +111,30 @@ for (let i = 0; i < PLAYS; i++) {
 // As the server loads them: ORDER BY started_at.
 plays.sort((a, b) => a.started_at_ms - b.started_at_ms)
 const crossUser = new Map(
-  Array.from({ length: 5000 }, () => [tracks[Math.floor(rand() * TRACKS)]!.id, 1 + Math.floor(rand() * 50)]),
+  Array.from({ length: SHARED > 0 ? SHARED : 5000 }, () => [
+    tracks[Math.floor(rand() * TRACKS)]!.id,
+    1 + Math.floor(rand() * 50),
+  ]),
 )
+// The server's popularity: every track others played in the window, scaled to the most played.
+const popularity = SHARED > 0 ? new Map([...crossUser].map(([id, count]) => [id, count / 50])) : undefined
 
-const time = async <A>(label: string, run: () => A | Promise<A>, rows: Array<[string, number]>): Promise<A> => {
-  const start = performance.now()
-  const out = await run()
-  rows.push([label, performance.now() - start])
-  return out
+/** Runs `run` `reps` times and records the median time. */
+const time = async <A>(
+  label: string,
+  run: () => A | Promise<A>,
+  rows: Array<[string, number]>,
+  reps = STEP_RUNS,
+): Promise<A> => {
+  const times: Array<number> = []
+  let out: A | undefined
+  for (let rep = 0; rep < reps; rep++) {
+    const start = performance.now()
+    out = await run()
+    times.push(performance.now() - start)
+  }
+  rows.push([label, times.sort((a, b) => a - b)[Math.floor(reps / 2)]!])
+  return out!
 }
 
 // A Clock stopped at NOW and a seeded Random: the engine reads both only through Effect.
@@ -120,20 +149,29 @@ const stoppedClock: Clock.Clock = {
 const atNow = <A, E>(effect: Effect.Effect<A, E>) =>
   Effect.runPromise(effect.pipe(Effect.withClock(stoppedClock), Effect.withRandom(Random.make("bench"))))
 
+const RUNS = flag("--runs", PLAYS <= 10_000 ? 15 : 5)
+/** Each step is timed as the median of this many runs. */
+const STEP_RUNS = 5
 const rows: Array<[string, number]> = []
 const tuning = SHIPPED_TUNING
-const signals = { crossUser, jitterSalt: "bench-user" }
+const signals = { crossUser, popularity, jitterSalt: "bench-user" }
 const rebuild = (catalog: ReturnType<typeof buildCatalog>) =>
   atNow(rebuildUser({ catalog, plays, timeZone: "Europe/Berlin", tuning, signals }))
 
-const catalog = await time("catalog (100k tracks; built once, shared by all users)", () => buildCatalog(tracks), rows)
+const catalog = await time(
+  "catalog (100k tracks; built once, shared by all users)",
+  () => buildCatalog(tracks),
+  rows,
+  1,
+)
 const coldStart = performance.now()
 await rebuild(catalog)
 const cold = performance.now() - coldStart
 
-// Steps one by one (after the cold run, as in a server rebuilding user after user).
+// Steps one by one (after the cold run, as in a server rebuilding user after user), each the median of
+// STEP_RUNS; the surfaces share one input, so the scoring basis is computed once, as in a rebuild.
 const history = await time(
-  "listening history (50k plays)",
+  `listening history (${PLAYS} plays)`,
   () => summarizeHistory({ catalog, plays, timeZone: "Europe/Berlin" }),
   rows,
 )
@@ -143,7 +181,10 @@ const profile = await time(
   rows,
 )
 const input: SurfaceInput = { profile, candidates: catalog, history, tuning, ...signals }
-await time("  for_you (incl. the scoring basis)", () => atNow(forYou(input)), rows)
+// a fresh input object each run: the basis is memoised per input
+await time("  scoring basis", () => scoringBasis({ ...input }), rows)
+scoringBasis(input)
+await time("  for_you", () => atNow(forYou(input)), rows)
 await time("  discover deck", () => atNow(discoverDeck(input)), rows)
 await time("  new_for_you", () => atNow(newForYou(input)), rows)
 await time("  first_listens", () => atNow(firstListens(input)), rows)
@@ -163,19 +204,42 @@ await time(
 )
 
 const warm: Array<number> = []
+// CPU time of the process (all its threads, GC included): steadier than wall time on a busy machine
+const cpu: Array<number> = []
 let full = await rebuild(catalog)
-for (let run = 0; run < 5; run++) {
+for (let run = 0; run < RUNS; run++) {
   const start = performance.now()
+  const startCpu = process.cpuUsage()
   full = await rebuild(catalog)
+  const usedCpu = process.cpuUsage(startCpu)
   warm.push(performance.now() - start)
+  cpu.push((usedCpu.user + usedCpu.system) / 1000)
 }
 warm.sort((a, b) => a - b)
-const median = warm[2]!
+cpu.sort((a, b) => a - b)
+const median = warm[Math.floor(RUNS / 2)]!
+const medianCpu = cpu[Math.floor(RUNS / 2)]!
 
-console.log(`Tonearm recommend bench: ${TRACKS} tracks, ${ARTISTS} artists, ${PLAYS} plays, one user, one core`)
+console.log(
+  `Tonearm recommend bench: ${TRACKS} tracks, ${ARTISTS} artists, ${PLAYS} plays, ` +
+    `${crossUser.size} cross-user / ${popularity?.size ?? 0} popularity tracks, one user, one core`,
+)
 for (const [label, ms] of rows) console.log(`${label.padEnd(56)} ${ms.toFixed(1).padStart(8)} ms`)
+console.log(
+  `${"  (sum of the steps after the catalog)".padEnd(56)} ${rows
+    .slice(1, -1)
+    .reduce((sum, [, ms]) => sum + ms, 0)
+    .toFixed(1)
+    .padStart(8)} ms`,
+)
 console.log(`${"FULL REBUILD, first run (cold JIT)".padEnd(56)} ${cold.toFixed(1).padStart(8)} ms`)
-console.log(`${"FULL REBUILD, median of 5 (history + profile + all)".padEnd(56)} ${median.toFixed(1).padStart(8)} ms`)
+console.log(
+  `${`FULL REBUILD, median of ${RUNS} (history + profile + all)`.padEnd(56)} ${median.toFixed(1).padStart(8)} ms`,
+)
+console.log(`${`FULL REBUILD, median CPU time of ${RUNS}`.padEnd(56)} ${medianCpu.toFixed(1).padStart(8)} ms`)
+console.log(
+  `${`FULL REBUILD, fastest of ${RUNS} (wall / CPU)`.padEnd(56)} ${warm[0]!.toFixed(1)} / ${cpu[0]!.toFixed(1)} ms`,
+)
 console.log(
   `snapshots: ${full.snapshots.surfaces.filter((s) => !s.withheld).length} built, ` +
     `${full.snapshots.surfaces.filter((s) => s.withheld).length} withheld, ${mixes.length} daily mixes, ` +

@@ -23,14 +23,13 @@
 import { readFileSync } from "node:fs"
 import { isAbsolute, resolve } from "node:path"
 import { parseArgs } from "node:util"
-import { AlbumId, ArtistId, TrackId } from "@tonearm/core"
+import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId } from "@tonearm/core"
 import { Effect, Random } from "effect"
 import {
   accumulateTaste,
   buildCatalog,
   discoverSuggestions,
   type LibraryTrack,
-  SHIPPED_TUNING,
   type SimilarCandidate,
   suggestionPool,
 } from "../src/index.js"

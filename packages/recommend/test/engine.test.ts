@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
+import { SHIPPED_TUNING } from "@tonearm/core"
 import { Effect, FastCheck as fc } from "effect"
-import { rebuildSystemSnapshots, rebuildUser, SHIPPED_TUNING } from "../src/index.js"
+import { rebuildSystemSnapshots, rebuildUser } from "../src/index.js"
 import { atTime, gridCatalog, play, surfaceInput } from "./fixtures.js"
 
 describe("determinism", () => {

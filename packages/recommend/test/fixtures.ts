@@ -1,4 +1,4 @@
-import { AlbumId, ArtistId, TrackId } from "@tonearm/core"
+import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId, type Tuning } from "@tonearm/core"
 import { Effect, Random, TestClock } from "effect"
 import {
   buildCatalog,
@@ -7,10 +7,8 @@ import {
   type LibraryTrack,
   type Likes,
   type PlayRow,
-  SHIPPED_TUNING,
   type SurfaceInput,
   summarizeHistory,
-  type Tuning,
 } from "../src/index.js"
 
 /** Deterministic ids: kind 1 tracks, 2 artists, 3 albums. */

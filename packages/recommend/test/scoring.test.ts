@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { makeLocalTime } from "@tonearm/core"
+import { makeLocalTime, SHIPPED_TUNING } from "@tonearm/core"
 import { Effect, FastCheck as fc } from "effect"
 import {
   activeSnoozes,
@@ -19,7 +19,6 @@ import {
   rankSuggestions,
   recencyOf,
   type ScoreFeatures,
-  SHIPPED_TUNING,
   type SuggestionCandidate,
   scoringBasis,
   skipRateOf,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { SystemVariant } from "@tonearm/core"
+import { SHIPPED_TUNING } from "@tonearm/core"
 import { Effect, FastCheck as fc, Random } from "effect"
 import {
   buildCatalog,
@@ -32,7 +33,6 @@ import {
   rediscoverTier,
   rollUpTopScores,
   rotationShuffle,
-  SHIPPED_TUNING,
   scoringBasis,
   songsLikeArtist,
   songsLikeSeeds,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import { SHIPPED_TUNING } from "@tonearm/core"
 import { FastCheck as fc } from "effect"
 import {
   accumulateTaste,
@@ -11,7 +12,6 @@ import {
   moodOfTag,
   moodsOfTags,
   playEngagement,
-  SHIPPED_TUNING,
   summarizeHistory,
   TASTE_SHARES,
   TASTE_SQUASH_SCALE,

@@ -13,19 +13,17 @@
  */
 
 import { spawn } from "node:child_process"
-import { randomUUID } from "node:crypto"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs } from "node:util"
 import { Array as Arr, Effect, Layer, Logger, LogLevel, Option, Redacted } from "effect"
-import pg from "pg"
 import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
-import { DEFAULT_MAX_BODY_BYTES, TonearmConfig } from "../src/config/TonearmConfig.js"
+import { TonearmConfig } from "../src/config/TonearmConfig.js"
 import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
-import { embeddedPostgres } from "../src/db/EmbeddedPostgres.js"
 import { ParsePool, Scanner } from "../src/library/index.js"
 import { walkLibrary } from "../src/library/walk.js"
+import { benchDatabase, benchSettings } from "./benchSupport.js"
 
 const { values } = parseArgs({
   options: {
@@ -44,38 +42,6 @@ const log = (line: string) => {
   if (!values.json) console.log(line)
   else process.stderr.write(`${line}\n`)
 }
-
-const adminQuery = (url: string, statement: string) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: url })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  })
-
-/** A throwaway database: created for the run, dropped afterwards. */
-const benchDatabase = Effect.gen(function* () {
-  const external = process.env.TONEARM_BENCH_DATABASE_URL
-  let adminUrl: string
-  if (external !== undefined && external !== "") {
-    adminUrl = external
-  } else {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-pg-"))
-    fs.chmodSync(dir, 0o755)
-    yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })))
-    adminUrl = Redacted.value((yield* embeddedPostgres(dir, "postgres")).urlFor("postgres"))
-  }
-  const name = `tonearm_bench_${randomUUID().replaceAll("-", "")}`
-  yield* Effect.acquireRelease(adminQuery(adminUrl, `CREATE DATABASE ${name}`), () =>
-    adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
-  )
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return url.toString()
-})
 
 /** Peak and sampled memory of this process, for the scan phase's report. */
 const memorySampler = () => {
@@ -128,19 +94,7 @@ const scanPhase = (root: string, workers: number, databaseUrl: string) =>
   Effect.gen(function* () {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-bench-data-"))
     yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(dataDir, { recursive: true, force: true })))
-    const config = Layer.succeed(TonearmConfig, {
-      port: 0,
-      host: "127.0.0.1",
-      dataDir,
-      libraryDir: root,
-      databaseUrl: Option.none(),
-      openRegistration: false,
-      publicUrl: "http://localhost",
-      mailWebhookUrl: Option.none(),
-      clientApkDir: dataDir,
-      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
-      sseHeartbeatSeconds: 15,
-    })
+    const config = Layer.succeed(TonearmConfig, benchSettings(dataDir, root))
     const ScannerLive = Scanner.Default.pipe(
       Layer.provide(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl)))),
       Layer.provide(ParsePool.layer(workers)),

@@ -10,17 +10,18 @@ import {
   AuthHttpLive,
   Mailer,
   MeHttpLive,
+  PASSWORD_PAGE_ROUTES,
   PasswordPagesLive,
   RequestAuthenticator,
   SessionsService,
 } from "./accounts/index.js"
-import { ChangeLog } from "./changes/ChangeLog.js"
+import { ChangeLog } from "./changes/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
-import { ErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import {
   BootScanLive,
   CoverService,
@@ -36,6 +37,29 @@ import {
 } from "./library/index.js"
 import { LikesHttpLive, LikesService, PlaysHttpLive, PlaysService } from "./listening/index.js"
 import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
+import {
+  AccountLifecycleLive,
+  DiscoverHttpLive,
+  DiscoverService,
+  RadioHttpLive,
+  RadioService,
+  RebuildRunsService,
+  RebuildScheduler,
+  RebuildSchedulerLive,
+  RebuildService,
+  RebuildsHttpLive,
+  RecommendationEngineWorker,
+  RecommendationsHttpLive,
+  RecommendationsService,
+  SimilarArtistsService,
+  SuggestionSources,
+  SystemPlaylistsHttpLive,
+  SystemPlaylistsService,
+  TrendsHttpLive,
+  TrendsService,
+  TuningHttpLive,
+  TuningService,
+} from "./recommendations/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
 import {
   CastHttpLive,
@@ -66,18 +90,39 @@ const FoundationServicesLive = Layer.mergeAll(
 )
 
 /** Listening data, built on the library, the change log and the event bus. */
-const ListeningServicesLive = Layer.mergeAll(
-  LikesService.Default,
-  PlaysService.Default,
-  PlaylistsService.Default,
-  PlaylistCover.Default,
-  HomeService.Default,
-)
+const ListeningServicesLive = Layer.mergeAll(LikesService.Default, PlaylistsService.Default, PlaylistCover.Default)
 
-/** Domain services over an already-built database and config. */
-export const ServicesLive = SyncService.Default.pipe(
+/** Where the recommendation engine computes: worker threads, off the HTTP event loop. */
+const RecommendationEngineLive = RecommendationEngineWorker()
+
+/** The recommendation service, over listening data and the live tuning. */
+const RecommendationServicesLive = Layer.mergeAll(
+  RecommendationsService.Default,
+  RebuildService.Default,
+  TrendsService.Default,
+).pipe(Layer.provideMerge(Layer.mergeAll(TuningService.Default, RecommendationEngineLive)))
+
+/** Discover, radio and similar artists, over the rebuild and the similar-artist sources. */
+const DiscoverServicesLive = Layer.mergeAll(
+  DiscoverService.Default,
+  RadioService.Default,
+  SimilarArtistsService.Default,
+).pipe(Layer.provideMerge(SuggestionSources.inLibrary))
+
+/** Domain services over an already-built database and config; each layer builds on the ones below it. */
+export const ServicesLive = Layer.mergeAll(
+  SystemPlaylistsService.Default,
+  HomeService.Default,
+  SyncService.Default,
+  RebuildScheduler.Default,
+  RebuildRunsService.Default,
+  DiscoverServicesLive,
+).pipe(
+  Layer.provideMerge(RecommendationServicesLive),
+  Layer.provideMerge(PlaysService.Default),
   Layer.provideMerge(ListeningServicesLive),
-  Layer.provideMerge(FoundationServicesLive),
+  // Registration and timezone changes (re)schedule the user's 03:00 rebuild through the accounts port.
+  Layer.provideMerge(FoundationServicesLive.pipe(Layer.provide(AccountLifecycleLive))),
   Layer.provide(Mailer.layer),
   Layer.provide(FetchHttpClient.layer),
   Layer.provideMerge(ParsePool.layer()),
@@ -104,6 +149,13 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     PlaylistsHttpLive,
     SyncHttpLive,
     HomeHttpLive,
+    RecommendationsHttpLive,
+    SystemPlaylistsHttpLive,
+    RebuildsHttpLive,
+    DiscoverHttpLive,
+    RadioHttpLive,
+    TuningHttpLive,
+    TrendsHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),
@@ -111,7 +163,11 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
 
 /** The contract plus what rides next to it: the error envelope, /openapi.json, /docs and the account pages. */
 export const HttpAppLive = Layer.mergeAll(
-  ErrorEnvelopeLive,
+  makeErrorEnvelopeLive([
+    { method: "GET", path: "/openapi.json" },
+    { method: "GET", path: "/docs" },
+    ...PASSWORD_PAGE_ROUTES,
+  ]),
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   HttpApiSwagger.layer({ path: "/docs" }),
   PasswordPagesLive,
@@ -134,10 +190,14 @@ const NodeServerLive = Layer.unwrapScoped(
   }),
 )
 
-/** The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan. */
+/**
+ * The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan,
+ * the daily rebuild's scheduler.
+ */
 export const ServerLive = Layer.mergeAll(
   HttpApiBuilder.serve(accessLog).pipe(HttpServer.withLogAddress, Layer.provide(NodeServerLive)),
   BootScanLive,
+  RebuildSchedulerLive,
 ).pipe(
   // The app is built before the socket listens, so no early request meets a server without a handler.
   Layer.provide(HttpAppLive),

@@ -1,7 +1,7 @@
 import { DatabaseLive, Scanner, type ScanProgress, ServicesLive, TonearmConfig } from "@tonearm/server"
 import { Effect, Layer, Option } from "effect"
-import type { ScanFlags } from "../commands/scan.js"
 import { configProviderFor } from "../config.js"
+import type { ScanFlags } from "../flags.js"
 import { runCommand } from "../run.js"
 
 const BAR_WIDTH = 30

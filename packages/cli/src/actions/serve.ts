@@ -1,6 +1,7 @@
 import { makeServerLive, PgLive, runMigrations, TonearmConfig } from "@tonearm/server"
 import { Effect, Layer } from "effect"
-import { configProviderFor, type ServerFlags } from "../config.js"
+import { configProviderFor } from "../config.js"
+import type { ServerFlags } from "../flags.js"
 import { runCommand } from "../run.js"
 
 export const serve = (flags: ServerFlags) =>

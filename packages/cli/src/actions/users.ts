@@ -2,8 +2,8 @@ import { createInterface } from "node:readline/promises"
 import { CreateUserRequest } from "@tonearm/core"
 import { AccountsService, DatabaseLive, ServicesLive, TonearmConfig } from "@tonearm/server"
 import { DateTime, Effect, Layer, Schema } from "effect"
-import type { CreateFlags } from "../commands/users.js"
-import { configProviderFor, type ServerFlags } from "../config.js"
+import { configProviderFor } from "../config.js"
+import type { CreateFlags, ServerFlags } from "../flags.js"
 import { runCommand } from "../run.js"
 
 /** Accounts are managed straight in the database, so this works before the server ever ran. */

@@ -1,10 +1,6 @@
 import type { Command } from "commander"
-import type { ServerFlags } from "../config.js"
+import type { ScanFlags } from "../flags.js"
 import { withDatabaseFlags } from "./serve.js"
-
-export interface ScanFlags extends ServerFlags {
-  readonly full: boolean
-}
 
 export const registerScan = (program: Command) => {
   withDatabaseFlags(

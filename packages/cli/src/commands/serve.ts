@@ -1,5 +1,5 @@
 import type { Command } from "commander"
-import type { ServerFlags } from "../config.js"
+import type { ServerFlags } from "../flags.js"
 
 /** The flags every command that reaches the database shares. */
 export const withDatabaseFlags = (command: Command) =>

@@ -1,12 +1,6 @@
 import type { Command } from "commander"
-import type { ServerFlags } from "../config.js"
+import type { CreateFlags, ServerFlags } from "../flags.js"
 import { withDatabaseFlags } from "./serve.js"
-
-export interface CreateFlags extends ServerFlags {
-  readonly password?: string
-  readonly email?: string
-  readonly admin: boolean
-}
 
 const actions = () => import("../actions/users.js")
 

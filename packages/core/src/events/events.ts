@@ -2,27 +2,39 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { Authentication } from "../http/Authentication.js"
 
-/** Every event kind the server publishes (spec "Events"; album/artist like kinds per contract). */
-export const EventKind = Schema.Literal(
-  "track.liked",
-  "track.unliked",
-  "album.liked",
-  "album.unliked",
-  "artist.liked",
-  "artist.unliked",
-  "request.status_changed",
-  "quarantine.flagged",
-  "quarantine.unflagged",
-  "quarantine.resolved",
-  "quarantine.file_deleted",
-  "quarantine.deleted_via_manager",
-  "playlist.created",
-  "playlist.updated",
-  "playlist.deleted",
-  "playlist.tracks_changed",
-  "playlist.system_rebuilt",
-)
-export type EventKind = typeof EventKind.Type
+const IdData = Schema.Struct({ id: Schema.String })
+const TrackData = Schema.Struct({ track_id: Schema.String })
+const PlaylistData = Schema.Struct({ playlist_id: Schema.String })
+
+/**
+ * Every event kind the server publishes and the `data` it carries (spec "Events"; contract "Events"):
+ * the one list both the publisher's types and the wire's kind literal come from.
+ */
+export const EventPayloads = {
+  "track.liked": IdData,
+  "track.unliked": IdData,
+  "album.liked": IdData,
+  "album.unliked": IdData,
+  "artist.liked": IdData,
+  "artist.unliked": IdData,
+  "request.status_changed": Schema.Struct({ request_id: Schema.String, status: Schema.String }),
+  "quarantine.flagged": TrackData,
+  "quarantine.unflagged": TrackData,
+  "quarantine.resolved": TrackData,
+  "quarantine.file_deleted": TrackData,
+  "quarantine.deleted_via_manager": TrackData,
+  "playlist.created": PlaylistData,
+  "playlist.updated": PlaylistData,
+  "playlist.deleted": PlaylistData,
+  "playlist.tracks_changed": PlaylistData,
+  "playlist.system_rebuilt": Schema.Struct({}),
+} as const
+
+export type EventKind = keyof typeof EventPayloads
+export const EventKind = Schema.Literal(...(Object.keys(EventPayloads) as [EventKind, ...Array<EventKind>]))
+
+/** What `data` holds for one kind. */
+export type EventData<K extends EventKind> = (typeof EventPayloads)[K]["Type"]
 
 /** The event envelope: `user_id` is empty for a broadcast. */
 export const EventEnvelope = Schema.Struct({

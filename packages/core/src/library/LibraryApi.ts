@@ -11,8 +11,6 @@ import {
   CoverQuery,
   CoverSources,
   GenreRow,
-  Home,
-  HomeIndex,
   LimitQuery,
   SearchQuery,
   SearchResult,
@@ -20,7 +18,6 @@ import {
   YearRow,
 } from "./Library.js"
 import { ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
-import { SyncPage, SyncQuery } from "./sync.js"
 
 const albumId = HttpApiSchema.param("id", AlbumId)
 const artistId = HttpApiSchema.param("id", ArtistId)
@@ -55,13 +52,6 @@ export class LibraryApi extends HttpApiGroup.make("library")
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Library") {}
 
-/** The home screen (spec "Home section rules"); /api/home/index is the same sections as id arrays. */
-export class HomeApi extends HttpApiGroup.make("home")
-  .add(HttpApiEndpoint.get("sections", "/api/home").addSuccess(Home))
-  .add(HttpApiEndpoint.get("index", "/api/home/index").addSuccess(HomeIndex))
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Home") {}
-
 /** Album art: image bytes, resized on request, cached. */
 export class CoversApi extends HttpApiGroup.make("covers")
   .add(
@@ -82,20 +72,6 @@ export class CoverSourcesApi extends HttpApiGroup.make("coverSources")
   .add(HttpApiEndpoint.get("list", "/api/admin/cover-sources").addSuccess(CoverSources))
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "Admin: cover sources") {}
-
-/** Keeping clients' offline copies in step (spec "Library sync"). */
-export class SyncApi extends HttpApiGroup.make("sync")
-  .add(
-    HttpApiEndpoint.get("changes", "/api/library/sync")
-      .setUrlParams(SyncQuery)
-      .addSuccess(SyncPage)
-      .annotate(
-        OpenApi.Description,
-        "Changes after `cursor` (absent: everything): upserts in their current state and deletes, each entity once. Call again with the returned cursor while `has_more`.",
-      ),
-  )
-  .middleware(Authentication)
-  .annotate(OpenApi.Title, "Library sync") {}
 
 /** Library scans. */
 export class ScanApi extends HttpApiGroup.make("scan")

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { PlayEventId, TrackId } from "../ids.js"
 import { AlbumRef, Artist, Track } from "../library/Library.js"
-import { PickKind } from "./kinds.js"
+import { PickKind } from "../recommendations/kinds.js"
 
 const ClientId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
 /** A play's source: a system kind, `radio:<id>`, `album:<id>`, `artist:<id>` or `playlist:<id>`; null for none. */

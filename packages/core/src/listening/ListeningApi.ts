@@ -11,7 +11,6 @@ import {
   PlayHistoryQuery,
   TopTracks,
 } from "./Listening.js"
-import { MetricsQuery, RecommendationMetrics } from "./metricsWire.js"
 
 const trackId = HttpApiSchema.param("id", TrackId)
 const albumId = HttpApiSchema.param("id", AlbumId)
@@ -35,11 +34,6 @@ export class PlaysApi extends HttpApiGroup.make("plays")
     HttpApiEndpoint.get("topTracks")`/api/artists/${artistId}/top-tracks`
       .addSuccess(TopTracks)
       .addError(envelopeOf(NotFound)),
-  )
-  .add(
-    HttpApiEndpoint.get("metrics", "/api/me/recommendation-metrics")
-      .setUrlParams(MetricsQuery)
-      .addSuccess(RecommendationMetrics),
   )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Listening") {}

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import { PlaylistId, TrackId } from "../ids.js"
 import { Track } from "../library/Library.js"
-import { PickKind } from "../listening/kinds.js"
+import { PickKind, SystemVariant } from "../recommendations/kinds.js"
 
 export const PlaylistEntryId = Schema.UUID.pipe(Schema.brand("PlaylistEntryId"))
 export type PlaylistEntryId = typeof PlaylistEntryId.Type
@@ -12,8 +12,11 @@ export const PlaylistRowFields = {
   name: Schema.String,
   track_count: Schema.Int,
   duration_ms: Schema.Int,
-  system_variant: Schema.NullOr(Schema.String),
+  system_variant: Schema.NullOr(SystemVariant),
   refreshable: Schema.Boolean,
+  /** A system mix withheld below its minimum size: listed with no tracks, so a client shows its unlock placeholder. */
+  locked: Schema.Boolean,
+  locked_reason: Schema.NullOr(Schema.String),
   updated_at: Schema.DateTimeUtc,
 }
 export class PlaylistRow extends Schema.Class<PlaylistRow>("PlaylistRow")(PlaylistRowFields) {}

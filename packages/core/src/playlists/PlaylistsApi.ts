@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { Conflict, envelopeOf, InvalidRequest, NotFound, NotRefreshable } from "../errors.js"
+import { Conflict, envelopeOf, InvalidRequest, NotFound } from "../errors.js"
 import { Authentication } from "../http/Authentication.js"
 import { PlaylistId } from "../ids.js"
 import {
@@ -14,7 +14,6 @@ import {
 } from "./Playlists.js"
 
 const playlistId = HttpApiSchema.param("id", PlaylistId)
-const systemKind = HttpApiSchema.param("kind", Schema.String)
 
 /** User playlists, and the read side of system playlists (contract "Playlists"). */
 export class PlaylistsApi extends HttpApiGroup.make("playlists")
@@ -70,15 +69,6 @@ export class PlaylistsApi extends HttpApiGroup.make("playlists")
       .annotate(
         OpenApi.Description,
         "A collage of the playlist's album covers: 2×2 of distinct albums, the first cover alone when fewer than four. Cache-Control max-age=300, must-revalidate.",
-      ),
-  )
-  .add(
-    HttpApiEndpoint.get("systemShuffle")`/api/playlists/system/${systemKind}/shuffle`
-      .addSuccess(PlaylistDetail)
-      .addError(envelopeOf(NotRefreshable))
-      .annotate(
-        OpenApi.Description,
-        "A singleton system playlist (`for_you`, `discover`) ordered for this rotation: not yet heard (shuffled), then heard (shuffled). Uncached; varies per call.",
       ),
   )
   .middleware(Authentication)

@@ -25,6 +25,11 @@ export interface LibraryTrack {
   readonly added_at_ms: number
   /** The artist's MusicBrainz id, so a snoozed suggestion also leaves the Discover deck. */
   readonly artist_mbid?: string | null | undefined
+  /**
+   * The album's own artist (a compilation's is "Various Artists"), for the per-artist album cap; when
+   * absent, the artist with most tracks on the album stands in.
+   */
+  readonly album_artist_id?: ArtistId | undefined
 }
 
 /** A sparse, L2-normalised tag vector (ids ascending). */
@@ -68,7 +73,7 @@ export interface Catalog {
   /** per artist / album: its tracks */
   readonly artistTracks: ReadonlyArray<Int32Array>
   readonly albumTracks: ReadonlyArray<Int32Array>
-  /** per album: the artist with most tracks on it (the album artist for the per-artist cap) */
+  /** per album: its album artist (given, else the artist with most tracks on it), for the per-artist cap */
   readonly albumArtist: Int32Array
   readonly artistMbid: ReadonlyArray<string | null>
   /** per artist: tag profile of its tracks, L2-normalised (empty when untagged) */
@@ -142,6 +147,12 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
     const artist = intern(artistIndex, artistIds, track.artist_id)
     if (artist === artistMbid.length) artistMbid.push(null)
     if (artistMbid[artist] === null && track.artist_mbid) artistMbid[artist] = track.artist_mbid
+    // An album artist with no tracks of its own ("Various Artists") still gets an index, before the per-artist arrays are sized.
+    if (
+      track.album_artist_id !== undefined &&
+      intern(artistIndex, artistIds, track.album_artist_id) === artistMbid.length
+    )
+      artistMbid.push(null)
     trackArtist[i] = artist
     trackAlbum[i] = intern(albumIndex, albumIds, track.album_id)
     trackAddedAt[i] = track.added_at_ms
@@ -188,6 +199,11 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
   const albumTracks = groupBy(trackAlbum, albumIds.length)
   const albumArtist = new Int32Array(albumIds.length)
   albumTracks.forEach((members, album) => {
+    const given = tracks[members[0]!]!.album_artist_id
+    if (given !== undefined) {
+      albumArtist[album] = artistIndex.get(given)!
+      return
+    }
     const counts = new Map<number, number>()
     let best = trackArtist[members[0]!]!
     for (const t of members) {
@@ -251,6 +267,26 @@ export const cosine = (a: TagVector, b: TagVector): number => {
     if (x === y) dot += a.values[i++]! * b.values[j++]!
     else if (x < y) i++
     else j++
+  }
+  return dot
+}
+
+/** A tag vector as dense per-tag values (0 for tags it lacks), for many cosines against one vector. */
+export const denseTagVector = (vector: TagVector, tags: number): Float64Array => {
+  const dense = new Float64Array(tags)
+  for (let k = 0; k < vector.ids.length; k++) dense[vector.ids[k]!] = vector.values[k]!
+  return dense
+}
+
+/**
+ * `cosine(a, b)` with b given dense (`denseTagVector`): the same products added in the same (ascending
+ * tag) order, so exactly the same value, without the merge.
+ */
+export const cosineDense = (a: TagVector, dense: Float64Array): number => {
+  let dot = 0
+  for (let i = 0; i < a.ids.length; i++) {
+    const value = dense[a.ids[i]!]
+    if (value !== undefined && value !== 0) dot += a.values[i]! * value
   }
   return dot
 }

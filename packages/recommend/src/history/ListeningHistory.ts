@@ -59,6 +59,21 @@ export interface ListeningHistory {
   readonly latestDeviceClass: string | null
 }
 
+/**
+ * One local-time converter per zone, shared by every user in it (its offset caches fill once rather than
+ * once per user). The converter is a pure function of (zone, instant); a few dozen zones are kept.
+ */
+const converters = new Map<string, (epochMs: number) => LocalTime>()
+const MAX_CONVERTERS = 64
+const localTimeOf = (zone: string): ((epochMs: number) => LocalTime) => {
+  const known = converters.get(zone)
+  if (known !== undefined) return known
+  if (converters.size >= MAX_CONVERTERS) converters.delete(converters.keys().next().value!)
+  const converter = makeLocalTime(zone)
+  converters.set(zone, converter)
+  return converter
+}
+
 /** Plays are best passed in time order (the server's ORDER BY started_at); any order is accepted. */
 export const summarizeHistory = (input: {
   readonly catalog: Catalog
@@ -86,7 +101,7 @@ export const summarizeHistory = (input: {
   // The server usually loads plays in time order already; only sort when they are not.
   if (order.some((k, i) => i > 0 && at(k) < at(order[i - 1]!))) order.sort((a, b) => at(a) - at(b) || a - b)
   const n = order.length
-  const localTime = makeLocalTime(input.timeZone)
+  const localTime = localTimeOf(input.timeZone)
   const playTrack = new Int32Array(n)
   const playAt = new Float64Array(n)
   const playSkipped = new Uint8Array(n)

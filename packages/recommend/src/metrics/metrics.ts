@@ -1,5 +1,5 @@
 import type { MetricsFamily, PickKind } from "@tonearm/core"
-import { familyOfSource, METRICS_FAMILIES, PICK_KIND_FAMILIES, PICK_KINDS } from "@tonearm/core"
+import { clampLimit, familyOfSource, METRICS_FAMILIES, PICK_KIND_FAMILIES, PICK_KINDS } from "@tonearm/core"
 
 /** Limits: the metrics window defaults to 30 days, at most 365 (a larger request is served at 365). */
 export const METRICS_DEFAULT_DAYS = 30
@@ -8,9 +8,7 @@ export const METRICS_MAX_DAYS = 365
 export const LOW_CONFIDENCE_PLAYS = 20
 
 export const metricsWindowDays = (days?: number | null): number =>
-  days === undefined || days === null || !Number.isFinite(days)
-    ? METRICS_DEFAULT_DAYS
-    : Math.min(METRICS_MAX_DAYS, Math.max(1, Math.floor(days)))
+  clampLimit(days, METRICS_DEFAULT_DAYS, METRICS_MAX_DAYS)
 
 /** One play inside the window, as the server selects it. */
 export interface MetricsPlayRow {

@@ -93,6 +93,8 @@ export const tasteMatchCatalog = (
   const eraTerm = catalog.eraNames.map((era) => TASTE_SHARES.era * squash(profile.eras.get(era) ?? 0))
   const moodWeight = MOODS.map((mood) => profile.moods.get(mood) ?? 0)
   const artistTerm = Float64Array.from(artistWeight, (w) => TASTE_SHARES.artist * squash(w))
+  // the mood term depends only on the track's mood bits: computed once per distinct set
+  const moodTerm = new Map<number, number>()
   const out = new Float64Array(catalog.size)
   for (let t = 0; t < catalog.size; t++) {
     let tagSum = 0
@@ -107,14 +109,19 @@ export const tasteMatchCatalog = (
     if (era >= 0) match += eraTerm[era]!
     const moods = catalog.trackMoods[t]!
     if (moods !== 0 && options.skipMood !== true) {
-      let sum = 0
-      let count = 0
-      for (let m = 0; m < MOODS.length; m++)
-        if (moods & (1 << m)) {
-          sum += moodWeight[m]!
-          count++
-        }
-      match += TASTE_SHARES.mood * squash(sum / count)
+      let term = moodTerm.get(moods)
+      if (term === undefined) {
+        let sum = 0
+        let count = 0
+        for (let m = 0; m < MOODS.length; m++)
+          if (moods & (1 << m)) {
+            sum += moodWeight[m]!
+            count++
+          }
+        term = TASTE_SHARES.mood * squash(sum / count)
+        moodTerm.set(moods, term)
+      }
+      match += term
     }
     out[t] = match
   }

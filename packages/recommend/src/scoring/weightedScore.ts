@@ -1,4 +1,4 @@
-import type { WeightProfile } from "../tuning/Tuning.js"
+import type { WeightProfile } from "@tonearm/core"
 
 /**
  * The per-candidate features the eight weights apply to. Each is on a fixed scale so the weights mean the

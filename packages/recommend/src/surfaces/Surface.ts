@@ -1,8 +1,7 @@
-import type { ArtistId, PickKind, SystemVariant, TrackId } from "@tonearm/core"
+import type { ArtistId, PickKind, SystemVariant, TrackId, Tuning } from "@tonearm/core"
 import type { Catalog } from "../catalog/Catalog.js"
 import type { ListeningHistory } from "../history/ListeningHistory.js"
 import type { TasteProfile } from "../taste/TasteProfile.js"
-import type { Tuning } from "../tuning/Tuning.js"
 
 /** One track of a surface, with the pick kind stamped on the snapshot row. */
 export interface Pick {

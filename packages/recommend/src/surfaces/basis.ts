@@ -1,9 +1,10 @@
+import type { WeightProfile } from "@tonearm/core"
 import { DateTime, Effect } from "effect"
+import { forEachTrackEntry } from "../catalog/trackEntries.js"
 import { contextAffinities } from "../scoring/contextAffinity.js"
 import { contextCellOf } from "../scoring/contextCell.js"
 import { tasteMatchCatalog } from "../scoring/tasteMatch.js"
 import { noveltyOf, recencyOf, type ScoreFeatures, skipRateOf } from "../scoring/weightedScore.js"
-import type { WeightProfile } from "../tuning/Tuning.js"
 import type { SurfaceInput } from "./Surface.js"
 
 /**
@@ -23,7 +24,23 @@ export interface ScoringBasis {
   readonly snoozed: Uint8Array
   /** per catalog artist: the profile's artist weight (0 when unknown) */
   readonly artistWeight: Float64Array
+  /** 1 when the user never played the track, not even skipped */
+  readonly unheard: Uint8Array
 }
+
+/**
+ * Per input, the rule-2 terms that do not depend on the surface (everything but similarity and context)
+ * for every catalog track, per (weights, now, horizon, match): the surfaces of one rebuild share them.
+ */
+interface BaseScores {
+  readonly weights: WeightProfile
+  readonly now: number
+  readonly horizon: number
+  readonly fallback: boolean
+  readonly scores: Float64Array
+}
+const MAX_BASE_SCORES = 4
+const baseScoresMemo = new WeakMap<ScoringBasis, Array<BaseScores>>()
 
 const memo = new WeakMap<SurfaceInput, ScoringBasis>()
 
@@ -39,24 +56,30 @@ export const scoringBasis = (input: SurfaceInput): ScoringBasis => {
   }
   const like = new Float64Array(size)
   const popularity = new Float64Array(size)
-  for (const [id, value] of input.popularity ?? []) {
-    const t = catalog.trackIndex.get(id)
-    if (t !== undefined) popularity[t] = Math.min(1, Math.max(0, value))
-  }
+  if (input.popularity !== undefined)
+    forEachTrackEntry(catalog, input.popularity, (t, value) => {
+      popularity[t] = Math.min(1, Math.max(0, value))
+    })
   const snoozed = new Uint8Array(size)
   const snoozedMbids = input.snoozedArtistMbids
+  // snoozes are per artist: one look-up per artist, not per track
+  const artistSnoozed = new Uint8Array(catalog.artistIds.length)
+  if (snoozedMbids !== undefined && snoozedMbids.size > 0)
+    for (let a = 0; a < artistSnoozed.length; a++) {
+      const mbid = catalog.artistMbid[a]
+      if (mbid !== null && mbid !== undefined && snoozedMbids.has(mbid)) artistSnoozed[a] = 1
+    }
+  const unheard = new Uint8Array(size)
+  const { likedTracks, likedAlbums, likedArtists, trackPlays, trackSkips } = history
+  const { trackArtist, trackAlbum } = catalog
   for (let t = 0; t < size; t++) {
-    const artist = catalog.trackArtist[t]!
-    like[t] =
-      history.likedTracks[t] === 1
-        ? 1
-        : history.likedAlbums[catalog.trackAlbum[t]!] === 1 || history.likedArtists[artist] === 1
-          ? 0.5
-          : 0
-    const mbid = catalog.artistMbid[artist]
-    if (snoozedMbids !== undefined && mbid !== null && mbid !== undefined && snoozedMbids.has(mbid)) snoozed[t] = 1
+    const artist = trackArtist[t]!
+    like[t] = likedTracks[t] === 1 ? 1 : likedAlbums[trackAlbum[t]!] === 1 || likedArtists[artist] === 1 ? 0.5 : 0
+    snoozed[t] = artistSnoozed[artist]!
+    unheard[t] = trackPlays[t] === 0 && trackSkips[t] === 0 ? 1 : 0
   }
-  const artistWeight = Float64Array.from(catalog.artistIds, (id) => input.profile.artists.get(id) ?? 0)
+  const artistWeight = new Float64Array(catalog.artistIds.length)
+  for (let a = 0; a < artistWeight.length; a++) artistWeight[a] = input.profile.artists.get(catalog.artistIds[a]!) ?? 0
   let fallback: Float64Array | undefined
   const basis: ScoringBasis = {
     artistWeight,
@@ -69,6 +92,7 @@ export const scoringBasis = (input: SurfaceInput): ScoringBasis => {
     like,
     popularity,
     snoozed,
+    unheard,
   }
   memo.set(input, basis)
   return basis
@@ -81,12 +105,27 @@ export const nowMillis: Effect.Effect<number> = Effect.map(DateTime.now, DateTim
  * Context at `now`: the cell of `input.contextTime` (default now) in the user's zone and, on the radio
  * path only, the device (rule 4). The 365-day window always ends at now.
  */
-export const contextAt = (input: SurfaceInput, now: number, deviceClass: string | null = null): Float64Array =>
-  contextAffinities(input.candidates, input.history, {
+export const contextAt = (input: SurfaceInput, now: number, deviceClass: string | null = null): Float64Array => {
+  // memoised per input (the surfaces of one rebuild share it); callers only read the array
+  const cached = contextMemo.get(input)
+  const hit = cached?.find((entry) => entry.now === now && entry.deviceClass === deviceClass)
+  if (hit !== undefined) return hit.affinity
+  const affinity = contextAffinities(input.candidates, input.history, {
     now,
     cell: contextCellOf(input.history.localTime(input.contextTime ?? now)),
     deviceClass,
   })
+  const entries = cached ?? []
+  if (entries.length >= MAX_CONTEXTS) entries.shift()
+  entries.push({ now, deviceClass, affinity })
+  if (cached === undefined) contextMemo.set(input, entries)
+  return affinity
+}
+const MAX_CONTEXTS = 4
+const contextMemo = new WeakMap<
+  SurfaceInput,
+  Array<{ readonly now: number; readonly deviceClass: string | null; readonly affinity: Float64Array }>
+>()
 
 /** Recently played horizon of the recency penalty when the caller gives none. */
 export const DEFAULT_RECENT_HOURS = 24
@@ -126,32 +165,64 @@ export const featuresOf = (
 }
 
 /**
+ * The rule-2 terms of every catalog track that do not depend on the surface, summed in rule 2's order:
+ * taste, like, novelty, popularity, recency, skips. Memoised per basis for a few (weights, now, horizon).
+ */
+const baseScores = (
+  input: SurfaceInput,
+  basis: ScoringBasis,
+  w: WeightProfile,
+  now: number,
+  horizon: number,
+  fallback: boolean,
+): Float64Array => {
+  const cached = baseScoresMemo.get(basis)
+  const hit = cached?.find(
+    (entry) => entry.weights === w && entry.now === now && entry.horizon === horizon && entry.fallback === fallback,
+  )
+  if (hit !== undefined) return hit.scores
+  const { history } = input
+  const match = fallback ? basis.fallbackMatch() : basis.match
+  const { like, popularity } = basis
+  const { trackPlays, trackSkips, trackLastPlayed } = history
+  const scores = new Float64Array(match.length)
+  for (let t = 0; t < scores.length; t++) {
+    const plays = trackPlays[t]!
+    scores[t] =
+      w.taste_weight * match[t]! +
+      w.like_weight * like[t]! +
+      w.novelty_weight * noveltyOf(plays) +
+      w.popularity_weight * popularity[t]! -
+      w.recency_penalty_weight * recencyOf(trackLastPlayed[t]!, now, horizon) -
+      w.skip_penalty_weight * skipRateOf(plays, trackSkips[t]!)
+  }
+  const entries = cached ?? []
+  if (entries.length >= MAX_BASE_SCORES) entries.shift()
+  entries.push({ weights: w, now, horizon, fallback, scores })
+  if (cached === undefined) baseScoresMemo.set(basis, entries)
+  return scores
+}
+
+/**
  * A scorer for catalog tracks under one weight profile and context: rule 2 exactly as `weightedScore` of
- * `featuresOf`, written out so scoring the whole library allocates nothing per track.
+ * `featuresOf` (the same terms added in the same order, so the same doubles), from the memoised
+ * surface-independent sum plus similarity and context.
  */
 export const makeScorer = (
   input: SurfaceInput,
   basis: ScoringBasis,
   options: ScoreOptions,
 ): ((t: number) => number) => {
-  const { history, candidates } = input
   const w = options.weights
-  const match = options.fallback ? basis.fallbackMatch() : basis.match
+  const horizon = (options.recentHours ?? DEFAULT_RECENT_HOURS) * 3_600_000
+  const base = baseScores(input, basis, w, options.now, horizon, options.fallback === true)
   const context = options.context
   const similarity = options.similarity
-  const horizon = (options.recentHours ?? DEFAULT_RECENT_HOURS) * 3_600_000
-  const now = options.now
-  return (t) => {
-    const plays = history.trackPlays[t]!
-    let score =
-      w.taste_weight * match[t]! +
-      w.like_weight * basis.like[t]! +
-      w.novelty_weight * noveltyOf(plays) +
-      w.popularity_weight * basis.popularity[t]! -
-      w.recency_penalty_weight * recencyOf(history.trackLastPlayed[t]!, now, horizon) -
-      w.skip_penalty_weight * skipRateOf(plays, history.trackSkips[t]!)
-    if (similarity !== undefined) score += w.similarity_weight * similarity(t)
-    if (context !== undefined) score += w.context_time_weight * context[candidates.trackArtist[t]!]!
-    return score
-  }
+  const trackArtist = input.candidates.trackArtist
+  const similarityWeight = w.similarity_weight
+  const contextWeight = w.context_time_weight
+  if (similarity === undefined && context === undefined) return (t) => base[t]!
+  if (similarity === undefined) return (t) => base[t]! + contextWeight * context![trackArtist[t]!]!
+  if (context === undefined) return (t) => base[t]! + similarityWeight * similarity(t)
+  return (t) => base[t]! + similarityWeight * similarity(t) + contextWeight * context[trackArtist[t]!]!
 }

@@ -1,10 +1,18 @@
 import type { Tier } from "@tonearm/core"
 import { dailyMixVariant } from "@tonearm/core"
 import { Effect } from "effect"
-import { cosine, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
+import { cosine, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
-import { type Bucket, capPerGroup, interleaveBuckets, spreadGroups, topK, weightedSample } from "./select.js"
+import {
+  type Bucket,
+  capPerGroup,
+  interleaveBuckets,
+  spreadGroups,
+  topK,
+  topKOfRange,
+  weightedSampleIndexes,
+} from "./select.js"
 
 export const DAILY_MIX_MAX = 6
 const MIX_NUMBERS = [1, 2, 3, 4, 5, 6] as const
@@ -102,9 +110,8 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
     const mixes: Array<Surface> = []
     for (const cluster of clusterArtists(input)) {
       const similarity = new Float64Array(catalog.artistIds.length)
-      catalog.artistVectors.forEach((vector, a) => {
-        similarity[a] = cosine(vector, cluster.centroid)
-      })
+      const centroid = denseTagVector(cluster.centroid, catalog.tagNames.length)
+      for (let a = 0; a < similarity.length; a++) similarity[a] = cosineDense(catalog.artistVectors[a]!, centroid)
       const members = new Set(cluster.artists)
       const score = makeScorer(input, basis, {
         weights: input.tuning.daily_mix,
@@ -113,7 +120,7 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
         similarity: (t) => similarity[catalog.trackArtist[t]!]!,
       })
       const open = (t: number) => basis.allowed[t] === 1 && !used.has(t)
-      const unheard = (t: number) => history.trackPlays[t] === 0 && history.trackSkips[t] === 0
+      const unheard = (t: number) => basis.unheard[t] === 1
       const tier1: Array<number> = []
       const tier2: Array<number> = []
       for (const artist of cluster.artists)
@@ -122,8 +129,8 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
           if (unheard(t)) tier2.push(t)
           else if (history.trackPlays[t]! > 0 && history.trackSkips[t]! <= history.trackPlays[t]!) tier1.push(t)
         }
-      const neighbours = topK(
-        catalog.artistIds.map((_, a) => a),
+      const neighbours = topKOfRange(
+        catalog.artistIds.length,
         (artist) =>
           similarity[artist]! >= NEIGHBOUR_MIN_SIMILARITY && !members.has(artist) && basis.artistWeight[artist]! >= 0
             ? similarity[artist]!
@@ -133,20 +140,18 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
       const tier3: Array<number> = []
       for (const artist of neighbours)
         for (const t of catalog.artistTracks[artist]!) if (open(t) && unheard(t)) tier3.push(t)
-      const drawn = (pool: Array<number>) =>
-        weightedSample(
-          topK(pool, score, DAILY_MIX_SIZE * 3).map((t, rank) => ({ t, rank })),
-          (entry) => 1 / (1 + entry.rank / DAILY_MIX_SIZE),
-          DAILY_MIX_SIZE * 3,
-        ).pipe(
-          Effect.map((entries) =>
+      const drawn = (pool: Array<number>) => {
+        const top = topK(pool, score, DAILY_MIX_SIZE * 3)
+        return weightedSampleIndexes(top.length, (rank) => 1 / (1 + rank / DAILY_MIX_SIZE), DAILY_MIX_SIZE * 3).pipe(
+          Effect.map((ranks) =>
             capPerGroup(
-              entries.map((e) => e.t),
+              ranks.map((rank) => top[rank]!),
               (t) => catalog.trackArtist[t]!,
               DAILY_MIX_ARTIST_CAP,
             ),
           ),
         )
+      }
       const buckets: ReadonlyArray<Bucket<Tier>> = [
         { kind: "tier1", slots: DAILY_MIX_TIER_SLOTS.tier1, items: yield* drawn(tier1) },
         { kind: "tier2", slots: DAILY_MIX_TIER_SLOTS.tier2, items: yield* drawn(tier2) },

@@ -1,10 +1,12 @@
 import type { DiscoverBucket } from "@tonearm/core"
 import { Effect, Random } from "effect"
+import { forEachTrackEntry } from "../catalog/trackEntries.js"
 import { isEmptyProfile } from "../taste/TasteProfile.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { directDraws } from "./draws.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
-import { type Bucket, interleaveBuckets, range, topK, weightedSample } from "./select.js"
+import { type Bucket, interleaveBuckets, topK, weightedSampleIndexes } from "./select.js"
 
 /** Rule 6: slots per 100 deck tracks, in interleave order (the deck starts with taste_unheard). */
 export const DISCOVER_SLOTS: Readonly<Record<DiscoverBucket, number>> = {
@@ -36,43 +38,56 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
     const now = yield* nowMillis
     const basis = scoringBasis(input)
     const { candidates: catalog, history, profile } = input
-    const open = (t: number) =>
-      basis.allowed[t] === 1 && basis.snoozed[t] === 0 && history.trackPlays[t] === 0 && history.trackSkips[t] === 0
+    const size = catalog.size
+    // open: allowed, not snoozed, never played (not even skipped)
+    const open = new Uint8Array(size)
+    for (let t = 0; t < size; t++)
+      open[t] = basis.allowed[t] === 1 && basis.snoozed[t] === 0 && basis.unheard[t] === 1 ? 1 : 0
     const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context: contextAt(input, now) })
-    const all = range(catalog.size)
-    const sampleRanked = (pool: Array<number>) =>
-      weightedSample(
-        topK(pool, score, DISCOVER_BUCKET_DEPTH).map((t, rank) => ({ t, rank })),
-        (entry) => rankWeight(entry.rank),
-        DISCOVER_BUCKET_DEPTH,
-      ).pipe(Effect.map((entries) => entries.map((entry) => entry.t)))
+    // the pool's top 300 by score, then drawn by rank
+    const sampleRanked = (pool: Array<number>) => {
+      const top = topK(pool, score, DISCOVER_BUCKET_DEPTH)
+      return Effect.map(weightedSampleIndexes(top.length, rankWeight, DISCOVER_BUCKET_DEPTH), (ranks) =>
+        ranks.map((rank) => top[rank]!),
+      )
+    }
 
-    const taste = isEmptyProfile(profile) ? [] : yield* sampleRanked(all.filter((t) => open(t) && basis.match[t]! > 0))
+    let taste: Array<number> = []
+    if (!isEmptyProfile(profile)) {
+      const pool: Array<number> = []
+      for (let t = 0; t < size; t++) if (open[t] === 1 && basis.match[t]! > 0) pool.push(t)
+      taste = yield* sampleRanked(pool)
+    }
 
     const dormantSince = now - DORMANT_AFTER_DAYS * 86_400_000
-    const dormant = yield* sampleRanked(
-      all.filter((t) => {
-        if (!open(t)) return false
-        const artist = catalog.trackArtist[t]!
-        return (
-          history.artistPlays[artist]! > 0 &&
-          history.artistLastPlayed[artist]! < dormantSince &&
-          basis.artistWeight[artist]! >= 0
-        )
-      }),
-    )
-
-    const crossUserPool: Array<{ t: number; plays: number }> = []
-    for (const [id, plays] of input.crossUser ?? []) {
-      const t = catalog.trackIndex.get(id)
-      if (t !== undefined && open(t) && plays > 0) crossUserPool.push({ t, plays })
+    const dormantPool: Array<number> = []
+    for (let t = 0; t < size; t++) {
+      if (open[t] !== 1) continue
+      const artist = catalog.trackArtist[t]!
+      if (
+        history.artistPlays[artist]! > 0 &&
+        history.artistLastPlayed[artist]! < dormantSince &&
+        basis.artistWeight[artist]! >= 0
+      )
+        dormantPool.push(t)
     }
-    crossUserPool.sort((a, b) => a.t - b.t) // the map's order must not matter
-    const crossUser = (yield* weightedSample(crossUserPool, (entry) => entry.plays, DISCOVER_DECK_SIZE)).map(
-      (entry) => entry.t,
-    )
+    const dormant = yield* sampleRanked(dormantPool)
 
-    const random = yield* randomOpenTracks(catalog.size, open, DISCOVER_DECK_SIZE)
+    // other users' plays, in track order (the map's order must not matter); each track appears once
+    const crossPlays = new Float64Array(size)
+    if (input.crossUser !== undefined)
+      forEachTrackEntry(catalog, input.crossUser, (t, plays) => {
+        if (open[t] === 1 && plays > 0) crossPlays[t] = plays
+      })
+    const crossPool: Array<number> = []
+    for (let t = 0; t < size; t++) if (crossPlays[t]! > 0) crossPool.push(t)
+    const crossUser = (yield* weightedSampleIndexes(
+      crossPool.length,
+      (i) => crossPlays[crossPool[i]!]!,
+      DISCOVER_DECK_SIZE,
+    )).map((i) => crossPool[i]!)
+
+    const random = yield* randomOpenTracks(size, open, DISCOVER_DECK_SIZE)
 
     const buckets: ReadonlyArray<Bucket<DiscoverBucket>> = [
       { kind: "taste_unheard", slots: DISCOVER_SLOTS.taste_unheard, items: taste },
@@ -92,15 +107,18 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
  * Up to `count` distinct random tracks passing `open`: random probes into the library, so a 100k-track
  * library is never shuffled whole; a sparse pool falls back to enumerating it.
  */
-const randomOpenTracks = (size: number, open: (t: number) => boolean, count: number): Effect.Effect<Array<number>> =>
+const randomOpenTracks = (size: number, open: Uint8Array, count: number): Effect.Effect<Array<number>> =>
   Effect.gen(function* () {
+    const random = yield* Effect.random
+    const direct = directDraws(random)
     const picked = new Set<number>()
     for (let probe = 0; probe < count * 20 && picked.size < count && size > 0; probe++) {
-      const t = yield* Random.nextIntBetween(0, size)
-      if (open(t)) picked.add(t)
+      const t = direct !== undefined ? direct.nextIntBetween(0, size) : yield* random.nextIntBetween(0, size)
+      if (open[t] === 1) picked.add(t)
     }
     if (picked.size < count) {
-      const rest = range(size).filter((t) => open(t) && !picked.has(t))
+      const rest: Array<number> = []
+      for (let t = 0; t < size; t++) if (open[t] === 1 && !picked.has(t)) rest.push(t)
       const extra = Array.from(yield* Random.shuffle(rest)).slice(0, count - picked.size)
       for (const t of extra) picked.add(t)
     }

@@ -1,8 +1,7 @@
-import type { ArtistId } from "@tonearm/core"
+import type { ArtistId, DiscoveryTuning } from "@tonearm/core"
 import type { EnrichedTag } from "../catalog/Catalog.js"
 import { rankSuggestions } from "../scoring/suggestionRanking.js"
 import type { TasteProfile } from "../taste/TasteProfile.js"
-import type { DiscoveryTuning } from "../tuning/Tuning.js"
 
 /** An artist suggestion candidate: an artist similar to the user's, in the library or not. */
 export interface SuggestionCandidate {

@@ -2,7 +2,7 @@ import { Effect } from "effect"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
-import { capPerGroup, range, topK, weightedSample } from "./select.js"
+import { capPerGroup, topK, weightedSampleIndexes } from "./select.js"
 
 /** For You (rule 7): 50 tracks, a head of the 25 top-scored and a tail of 25 sampled from ranks 25–400. */
 export const FOR_YOU_SIZE = 50
@@ -26,7 +26,9 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
     const { candidates: catalog } = input
     const context = contextAt(input, now)
     const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context })
-    const pool = range(catalog.size).filter((t) => basis.allowed[t] === 1 && basis.match[t]! > 0)
+    const { allowed, match } = basis
+    const pool: Array<number> = []
+    for (let t = 0; t < catalog.size; t++) if (allowed[t] === 1 && match[t]! > 0) pool.push(t)
     const ranked = capPerGroup(
       topK(pool, score, FOR_YOU_DEPTH * 2),
       (t) => catalog.trackArtist[t]!,
@@ -37,16 +39,17 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
       picks.push({ track_id: catalog.tracks[t]!.id, pick_kind: kind, score: value })
     if (ranked.length > FOR_YOU_SIZE) {
       for (const t of ranked.slice(0, FOR_YOU_HEAD)) pick(t, "taste", score(t))
-      const deeper = ranked.slice(FOR_YOU_HEAD).map((t, rank) => ({ t, rank }))
-      const tail = yield* weightedSample(deeper, (entry) => tailWeight(entry.rank), FOR_YOU_SIZE - FOR_YOU_HEAD)
-      for (const { t } of tail) pick(t, "fresh", score(t))
+      const deeper = ranked.slice(FOR_YOU_HEAD)
+      const tail = yield* weightedSampleIndexes(deeper.length, tailWeight, FOR_YOU_SIZE - FOR_YOU_HEAD)
+      for (const rank of tail) pick(deeper[rank]!, "fresh", score(deeper[rank]!))
     } else {
       for (const t of ranked) pick(t, "taste", score(t))
       const chosen = new Set(ranked)
       const perArtist = new Map<number, number>()
       for (const t of ranked) perArtist.set(catalog.trackArtist[t]!, (perArtist.get(catalog.trackArtist[t]!) ?? 0) + 1)
       const fallbackScore = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context, fallback: true })
-      const fallbackPool = range(catalog.size).filter((t) => basis.allowed[t] === 1 && !chosen.has(t))
+      const fallbackPool: Array<number> = []
+      for (let t = 0; t < catalog.size; t++) if (allowed[t] === 1 && !chosen.has(t)) fallbackPool.push(t)
       for (const t of topK(fallbackPool, fallbackScore, FOR_YOU_SIZE * 4)) {
         if (picks.length >= FOR_YOU_SIZE) break
         const artist = catalog.trackArtist[t]!

@@ -1,9 +1,9 @@
-import type { Tier } from "@tonearm/core"
+import type { Tier, TrackId } from "@tonearm/core"
 import { Effect } from "effect"
 import { makeScorer, nowMillis, type ScoringBasis, scoringBasis } from "./basis.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
-import { bestPerGroup, range, topK } from "./select.js"
+import { bestPerGroup, topK } from "./select.js"
 
 const DAY_MS = 86_400_000
 
@@ -22,17 +22,17 @@ const fillLadder = (
   const { candidates: catalog } = input
   const picks: Array<Pick> = []
   const perArtist = new Map<number, number>()
+  const artistOf = (t: number) => catalog.trackArtist[t]!
+  // each eligible track's tier, once (in eligible order)
+  const byTier: Record<Tier, Array<number>> = { tier1: [], tier2: [], tier3: [] }
+  for (const t of eligible) {
+    const tier = tierOf(t)
+    if (tier !== undefined) byTier[tier].push(t)
+  }
   for (const tier of ["tier1", "tier2", "tier3"] as const) {
     if (picks.length >= size) break
-    const artistOf = (t: number) => catalog.trackArtist[t]!
     // Only an artist's best `artistCap` tracks can ever be picked, so the top-k needs no over-fetch.
-    const pool = bestPerGroup(
-      eligible.filter((t) => tierOf(t) === tier),
-      artistOf,
-      score,
-      artistCap,
-      catalog.artistIds.length,
-    )
+    const pool = bestPerGroup(byTier[tier], artistOf, score, artistCap, catalog.artistIds.length)
     for (const t of topK(pool, score, pool.length)) {
       if (picks.length >= size) break
       const count = perArtist.get(artistOf(t)) ?? 0
@@ -43,9 +43,6 @@ const fillLadder = (
   }
   return picks
 }
-
-const unheard = (input: SurfaceInput, t: number) =>
-  input.history.trackPlays[t] === 0 && input.history.trackSkips[t] === 0
 
 const notDisliked = (input: SurfaceInput, basis: ScoringBasis, t: number) =>
   basis.match[t]! >= 0 && basis.artistWeight[input.candidates.trackArtist[t]!]! >= 0
@@ -69,9 +66,10 @@ export const newForYou = (input: SurfaceInput): Effect.Effect<Surface> =>
       if (age <= NEW_FOR_YOU_LADDER_DAYS.tier3 * DAY_MS) return "tier3"
       return undefined
     }
-    const eligible = range(catalog.size).filter(
-      (t) => basis.allowed[t] === 1 && unheard(input, t) && notDisliked(input, basis, t) && tierOf(t) !== undefined,
-    )
+    const eligible: Array<number> = []
+    for (let t = 0; t < catalog.size; t++)
+      if (basis.allowed[t] === 1 && basis.unheard[t] === 1 && notDisliked(input, basis, t) && tierOf(t) !== undefined)
+        eligible.push(t)
     return withMinimum(
       "new_for_you",
       fillLadder(input, eligible, tierOf, score, NEW_FOR_YOU_SIZE, NEW_FOR_YOU_ARTIST_CAP),
@@ -95,13 +93,15 @@ export const firstListens = (input: SurfaceInput): Effect.Effect<Surface> =>
       if (match >= FIRST_LISTENS_LADDER_MATCH.tier2) return "tier2"
       return match >= 0 ? "tier3" : undefined
     }
-    const eligible = range(catalog.size).filter(
-      (t) =>
+    const eligible: Array<number> = []
+    for (let t = 0; t < catalog.size; t++)
+      if (
         basis.allowed[t] === 1 &&
         history.artistHeard[catalog.trackArtist[t]!] === 0 &&
         notDisliked(input, basis, t) &&
-        tierOf(t) !== undefined,
-    )
+        tierOf(t) !== undefined
+      )
+        eligible.push(t)
     return withMinimum(
       "first_listens",
       fillLadder(input, eligible, tierOf, score, FIRST_LISTENS_SIZE, FIRST_LISTENS_ARTIST_CAP),
@@ -164,13 +164,14 @@ export const rediscover = (input: SurfaceInput): Effect.Effect<Surface> =>
     const now = yield* nowMillis
     const basis = scoringBasis(input)
     const { candidates: catalog, history } = input
-    const stats = range(catalog.size)
-      .filter((t) => basis.allowed[t] === 1 && history.trackPlays[t]! >= REDISCOVER_MIN_PLAYS)
-      .map((t) => ({
-        id: catalog.tracks[t]!.id,
-        plays: history.trackPlays[t]!,
-        lastPlayedMs: history.trackLastPlayed[t]!,
-      }))
+    const stats: Array<RediscoverStat<TrackId>> = []
+    for (let t = 0; t < catalog.size; t++)
+      if (basis.allowed[t] === 1 && history.trackPlays[t]! >= REDISCOVER_MIN_PLAYS)
+        stats.push({
+          id: catalog.tracks[t]!.id,
+          plays: history.trackPlays[t]!,
+          lastPlayedMs: history.trackLastPlayed[t]!,
+        })
     const picks = rankedRediscover(stats, now)
       .slice(0, REDISCOVER_SIZE)
       .map(({ stat, tier }) => ({ track_id: stat.id, pick_kind: tier, score: stat.plays }))

@@ -1,11 +1,11 @@
 import type { AlbumId, ArtistId, Tier, TrackId } from "@tonearm/core"
 import { songsLikeArtistVariant } from "@tonearm/core"
 import { Data, Effect } from "effect"
-import { type Catalog, cosine, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
+import { type Catalog, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
 import { contextAt, makeScorer, nowMillis, type ScoringBasis, scoringBasis } from "./basis.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
-import { type Bucket, capPerGroup, interleaveBuckets, range, spreadGroups, topK, weightedSample } from "./select.js"
+import { type Bucket, capPerGroup, interleaveBuckets, spreadGroups, topK, weightedSampleIndexes } from "./select.js"
 
 /**
  * Artist similarity to a seed in [0, 1]: 1 for the seed artist itself, otherwise the larger of the
@@ -18,9 +18,8 @@ export const artistSimilarities = (
 ): Float64Array => {
   const { candidates: catalog } = input
   const out = new Float64Array(catalog.artistIds.length)
-  catalog.artistVectors.forEach((vector, a) => {
-    out[a] = cosine(vector, seedVector)
-  })
+  const seed = denseTagVector(seedVector, catalog.tagNames.length)
+  for (let a = 0; a < out.length; a++) out[a] = cosineDense(catalog.artistVectors[a]!, seed)
   if (seedArtist !== undefined) {
     for (const similar of input.similarArtists?.get(catalog.artistIds[seedArtist]!) ?? []) {
       const a = catalog.artistIndex.get(similar.artist_id)
@@ -43,13 +42,7 @@ const trackTagCosine = (catalog: Catalog, t: number, seed: Float64Array): number
   return norm > 0 ? dot / Math.sqrt(norm) : 0
 }
 
-const denseOf = (catalog: Catalog, vector: TagVector): Float64Array => {
-  const dense = new Float64Array(catalog.tagNames.length)
-  vector.ids.forEach((id, k) => {
-    dense[id] = vector.values[k]!
-  })
-  return dense
-}
+const denseOf = (catalog: Catalog, vector: TagVector): Float64Array => denseTagVector(vector, catalog.tagNames.length)
 
 const vectorOfTracks = (catalog: Catalog, tracks: Iterable<number>): TagVector => {
   const weights = new Map<number, number>()
@@ -61,8 +54,6 @@ const vectorOfTracks = (catalog: Catalog, tracks: Iterable<number>): TagVector =
       )
   return tagVectorOf(weights)
 }
-
-const disliked = (input: SurfaceInput, artist: number) => scoringBasis(input).artistWeight[artist]! < 0
 
 /** Songs like <artist>: similarity ladder of the artists (≥ 0.6, ≥ 0.35, ≥ 0.15), tiers interleaved 50/30/20. */
 export const SONGS_LIKE_SIZE = 50
@@ -93,26 +84,25 @@ export const songsLikeArtist = (input: SurfaceInput, artistId: ArtistId): Effect
       similarity: (t) => similarity[catalog.trackArtist[t]!]!,
     })
     const tiers: Record<Tier, Array<number>> = { tier1: [], tier2: [], tier3: [] }
-    similarity.forEach((value, artist) => {
-      if (value < SONGS_LIKE_LADDER.tier3 || (artist !== seed && disliked(input, artist))) return
+    for (let artist = 0; artist < similarity.length; artist++) {
+      const value = similarity[artist]!
+      if (value < SONGS_LIKE_LADDER.tier3 || (artist !== seed && basis.artistWeight[artist]! < 0)) continue
       const tier: Tier =
         value >= SONGS_LIKE_LADDER.tier1 ? "tier1" : value >= SONGS_LIKE_LADDER.tier2 ? "tier2" : "tier3"
       for (const t of catalog.artistTracks[artist]!) if (basis.allowed[t] === 1) tiers[tier].push(t)
-    })
-    const drawn = (pool: Array<number>) =>
-      weightedSample(
-        topK(pool, score, SONGS_LIKE_SIZE * 4).map((t, rank) => ({ t, rank })),
-        (entry) => 1 / (1 + entry.rank / SONGS_LIKE_SIZE),
-        SONGS_LIKE_SIZE * 4,
-      ).pipe(
-        Effect.map((entries) =>
+    }
+    const drawn = (pool: Array<number>) => {
+      const top = topK(pool, score, SONGS_LIKE_SIZE * 4)
+      return weightedSampleIndexes(top.length, (rank) => 1 / (1 + rank / SONGS_LIKE_SIZE), SONGS_LIKE_SIZE * 4).pipe(
+        Effect.map((ranks) =>
           capPerGroup(
-            entries.map((e) => e.t),
+            ranks.map((rank) => top[rank]!),
             (t) => catalog.trackArtist[t]!,
             SONGS_LIKE_ARTIST_CAP,
           ),
         ),
       )
+    }
     const buckets: ReadonlyArray<Bucket<Tier>> = [
       { kind: "tier1", slots: SONGS_LIKE_TIER_SLOTS.tier1, items: yield* drawn(tiers.tier1) },
       { kind: "tier2", slots: SONGS_LIKE_TIER_SLOTS.tier2, items: yield* drawn(tiers.tier2) },
@@ -203,10 +193,10 @@ export const radio = (
       topK(pool, score, size * 8),
       (t) => catalog.trackArtist[t]!,
       Math.max(3, Math.ceil(size / 8)),
+    ).slice(0, size * 4)
+    const drawn = (yield* weightedSampleIndexes(ranked.length, (rank) => 1 / (1 + rank / size), size)).map(
+      (rank) => ranked[rank]!,
     )
-      .slice(0, size * 4)
-      .map((t, rank) => ({ t, rank }))
-    const drawn = (yield* weightedSample(ranked, (entry) => 1 / (1 + entry.rank / size), size)).map((entry) => entry.t)
     const ordered = spreadGroups(drawn, (t) => catalog.trackArtist[t]!)
     const tracks =
       resolved.track !== undefined && basis.allowed[resolved.track] === 1 ? [resolved.track, ...ordered] : ordered
@@ -254,13 +244,14 @@ const candidatePool = (
 ): Array<number> => {
   const { candidates: catalog } = input
   const pool = new Set<number>()
-  artistSimilarity.forEach((value, artist) => {
-    if (value < RADIO_MIN_SIMILARITY || (artist !== seed.artist && disliked(input, artist))) return
+  for (let artist = 0; artist < artistSimilarity.length; artist++) {
+    const value = artistSimilarity[artist]!
+    if (value < RADIO_MIN_SIMILARITY || (artist !== seed.artist && basis.artistWeight[artist]! < 0)) continue
     for (const t of catalog.artistTracks[artist]!) if (basis.allowed[t] === 1) pool.add(t)
-  })
+  }
   if (seed.genre !== undefined)
-    for (const t of range(catalog.size)) {
-      if (basis.allowed[t] !== 1 || disliked(input, catalog.trackArtist[t]!)) continue
+    for (let t = 0; t < catalog.size; t++) {
+      if (basis.allowed[t] !== 1 || basis.artistWeight[catalog.trackArtist[t]!]! < 0) continue
       for (let k = catalog.tagOffsets[t]!; k < catalog.tagOffsets[t + 1]!; k++)
         if (catalog.tagIds[k] === seed.genre) {
           pool.add(t)

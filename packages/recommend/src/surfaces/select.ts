@@ -1,62 +1,130 @@
 import { Effect, Random } from "effect"
+import { directDraws } from "./draws.js"
 
 /**
  * Selection helpers shared by the surfaces. All chance goes through Effect's Random, so a seeded
  * `Random.make(seed)` reproduces every surface exactly.
  */
 
-/** The indexes of the k highest scores among `candidates`, best first (ties: lower index first). */
-export const topK = (candidates: ArrayLike<number>, score: (i: number) => number, k: number): Array<number> => {
-  if (k <= 0) return []
-  // A bounded min-heap of [score, index]: O(n log k), no full sort of the library.
-  const heapScore: Array<number> = []
-  const heapIndex: Array<number> = []
-  const worse = (a: number, b: number) =>
-    heapScore[a]! < heapScore[b]! || (heapScore[a] === heapScore[b] && heapIndex[a]! > heapIndex[b]!)
-  const swap = (a: number, b: number) => {
-    ;[heapScore[a], heapScore[b]] = [heapScore[b]!, heapScore[a]!]
-    ;[heapIndex[a], heapIndex[b]] = [heapIndex[b]!, heapIndex[a]!]
-  }
-  const siftDown = (i: number) => {
+/**
+ * The k best of `n` items by score, best first; ties go to the lower `itemAt` (then the earlier
+ * position). A bounded min-heap in flat typed arrays: O(n log k), no full sort and nothing allocated per
+ * item. NaN scores are left out.
+ */
+const selectTop = (
+  n: number,
+  itemAt: ((c: number) => number) | undefined,
+  score: (i: number) => number,
+  k: number,
+): Array<number> => {
+  if (k <= 0 || n <= 0) return []
+  const cap = Math.min(k, n)
+  const heapScore = new Float64Array(cap)
+  const heapItem = new Float64Array(cap)
+  let size = 0
+  // the heap's root is the worst kept entry: lower score, or the same score and a higher item
+  const siftDown = (from: number, value: number, item: number) => {
+    let i = from
     for (;;) {
       const l = 2 * i + 1
+      if (l >= size) break
       const r = l + 1
-      let m = i
-      if (l < heapScore.length && worse(l, m)) m = l
-      if (r < heapScore.length && worse(r, m)) m = r
-      if (m === i) return
-      swap(i, m)
+      let m = l
+      if (r < size) {
+        const sl = heapScore[l]!
+        const sr = heapScore[r]!
+        if (sr < sl || (sr === sl && heapItem[r]! > heapItem[l]!)) m = r
+      }
+      const sm = heapScore[m]!
+      if (!(sm < value || (sm === value && heapItem[m]! > item))) break
+      heapScore[i] = sm
+      heapItem[i] = heapItem[m]!
       i = m
     }
+    heapScore[i] = value
+    heapItem[i] = item
   }
-  for (let c = 0; c < candidates.length; c++) {
-    const i = candidates[c]!
-    const s = score(i)
+  for (let c = 0; c < n; c++) {
+    const item = itemAt === undefined ? c : itemAt(c)
+    const s = score(item)
     if (Number.isNaN(s)) continue
-    if (heapScore.length < k) {
-      heapScore.push(s)
-      heapIndex.push(i)
-      let j = heapScore.length - 1
+    if (size < cap) {
+      let j = size++
       while (j > 0) {
         const p = (j - 1) >> 1
-        if (!worse(j, p)) break
-        swap(j, p)
+        const sp = heapScore[p]!
+        if (!(s < sp || (s === sp && item > heapItem[p]!))) break
+        heapScore[j] = sp
+        heapItem[j] = heapItem[p]!
         j = p
       }
-    } else if (s > heapScore[0]! || (s === heapScore[0] && i < heapIndex[0]!)) {
-      heapScore[0] = s
-      heapIndex[0] = i
-      siftDown(0)
-    }
+      heapScore[j] = s
+      heapItem[j] = item
+    } else if (s > heapScore[0]! || (s === heapScore[0] && item < heapItem[0]!)) siftDown(0, s, item)
   }
-  return heapIndex
-    .map((index, h) => ({ index, score: heapScore[h]! }))
-    .sort((a, b) => b.score - a.score || a.index - b.index)
-    .map((entry) => entry.index)
+  // pop the worst to the back: best first
+  const out: Array<number> = new Array(size)
+  while (size > 0) {
+    const worst = heapItem[0]!
+    size--
+    if (size > 0) siftDown(0, heapScore[size]!, heapItem[size]!)
+    out[size] = worst
+  }
+  return out
 }
 
-/** 0..n−1 as a plain array. */
-export const range = (n: number): Array<number> => Array.from({ length: n }, (_, i) => i)
+/** The indexes of the k highest scores among `candidates`, best first (ties: lower index first). */
+export const topK = (candidates: ArrayLike<number>, score: (i: number) => number, k: number): Array<number> =>
+  selectTop(candidates.length, (c) => candidates[c]!, score, k)
+
+/** The k highest scores among 0..n−1, best first (ties: lower index first): `topK` over a range. */
+export const topKOfRange = (n: number, score: (i: number) => number, k: number): Array<number> =>
+  selectTop(n, undefined, score, k)
+
+/** The `keep` flags as the list of their indexes (ascending). */
+export const indexesWhere = (n: number, keep: (i: number) => boolean): Array<number> => {
+  const out: Array<number> = []
+  for (let i = 0; i < n; i++) if (keep(i)) out.push(i)
+  return out
+}
+
+/**
+ * Weighted sampling of k of the positions 0..n−1 without replacement (Efraimidis–Spirakis: each position
+ * with a positive weight draws u, in position order, and keys u^(1/w); the k largest keys win), returned
+ * in draw order (largest key first; equal keys keep position order). Non-positive weights are never drawn.
+ */
+export const weightedSampleIndexes = (
+  n: number,
+  weightAt: (position: number) => number,
+  k: number,
+): Effect.Effect<Array<number>> =>
+  Effect.gen(function* () {
+    const random = yield* Effect.random
+    const direct = directDraws(random)
+    const keys = new Float64Array(n)
+    const positions = new Int32Array(n)
+    let drawn = 0
+    if (direct !== undefined)
+      for (let i = 0; i < n; i++) {
+        const weight = weightAt(i)
+        if (!(weight > 0)) continue
+        keys[drawn] = Math.log(Math.max(direct.next(), Number.MIN_VALUE)) / weight
+        positions[drawn++] = i
+      }
+    else {
+      // one Random.next effect, run once per draw: the same draws as `yield* Random.next`
+      const next = random.next
+      for (let i = 0; i < n; i++) {
+        const weight = weightAt(i)
+        if (!(weight > 0)) continue
+        const u = yield* next
+        keys[drawn] = Math.log(Math.max(u, Number.MIN_VALUE)) / weight
+        positions[drawn++] = i
+      }
+    }
+    // keys are never NaN (weight > 0), so the top k by key (ties: earlier draw) is the stable sort's prefix
+    return selectTop(drawn, undefined, (d) => keys[d]!, k).map((d) => positions[d]!)
+  })
 
 /**
  * Weighted sampling of k items without replacement (Efraimidis–Spirakis: each item draws u^(1/w) and the
@@ -67,19 +135,10 @@ export const weightedSample = <A>(
   weightOf: (item: A) => number,
   k: number,
 ): Effect.Effect<Array<A>> =>
-  Effect.gen(function* () {
-    const keyed: Array<{ item: A; key: number }> = []
-    for (const item of items) {
-      const weight = weightOf(item)
-      if (!(weight > 0)) continue
-      const u = yield* Random.next
-      keyed.push({ item, key: Math.log(Math.max(u, Number.MIN_VALUE)) / weight })
-    }
-    return keyed
-      .sort((a, b) => b.key - a.key)
-      .slice(0, k)
-      .map((entry) => entry.item)
-  })
+  Effect.map(
+    weightedSampleIndexes(items.length, (i) => weightOf(items[i]!), k),
+    (positions) => positions.map((i) => items[i]!),
+  )
 
 /** Fisher–Yates through Effect's Random. */
 export const shuffled = <A>(items: ReadonlyArray<A>): Effect.Effect<Array<A>> =>
@@ -132,7 +191,8 @@ export const bestPerGroup = (
       bestScore[worst] = value
     }
   }
-  return Array.from(bestItem.filter((item) => item >= 0)).sort((a, b) => a - b)
+  // typed-array sort: numeric ascending
+  return Array.from(bestItem.filter((item) => item >= 0).sort())
 }
 
 /**

@@ -27,15 +27,20 @@ export interface YouMightLike {
   readonly gated: boolean
 }
 
-/** FNV-1a over a string, as a fraction in [0, 1). */
-const hashFraction = (text: string): number => {
-  let hash = 0x811c9dc5
+const FNV_OFFSET = 0x811c9dc5
+
+/** FNV-1a state after `text`, continuing from `hash`. */
+const fnv1a = (hash: number, text: string): number => {
+  let h = hash
   for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193)
+    h ^= text.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
   }
-  return (hash >>> 0) / 0x1_0000_0000
+  return h
 }
+
+/** FNV-1a over a string, as a fraction in [0, 1). */
+const hashFraction = (text: string): number => (fnv1a(FNV_OFFSET, text) >>> 0) / 0x1_0000_0000
 
 /**
  * The daily-rotating jitter factor of one entity: a pure function of (salt, local day, id), so it is
@@ -43,6 +48,12 @@ const hashFraction = (text: string): number => {
  */
 export const dailyJitter = (salt: string, localDay: number, id: string): number =>
   1 + YOU_MIGHT_LIKE_JITTER * (2 * hashFraction(`${salt}|${localDay}|${id}`) - 1)
+
+/** `dailyJitter` of one (salt, local day) for many ids: the hash of the shared prefix is computed once. */
+const dailyJitterOf = (salt: string, localDay: number): ((id: string) => number) => {
+  const prefix = fnv1a(FNV_OFFSET, `${salt}|${localDay}|`)
+  return (id) => 1 + YOU_MIGHT_LIKE_JITTER * (2 * ((fnv1a(prefix, id) >>> 0) / 0x1_0000_0000) - 1)
+}
 
 /**
  * Sums each dense group's top-n scores (rule 8): `scores[i]` belongs to group `groupOf[i]`. Groups with no
@@ -96,17 +107,19 @@ export const youMightLike = (input: SurfaceInput): Effect.Effect<YouMightLike> =
     const { candidates: catalog, history } = input
     const localDay = history.localTime(now).localDay
     const salt = input.jitterSalt ?? ""
-    const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now })
+    // no context and no similarity: the scorer reads the memoised per-track sums
+    const scoreOf = makeScorer(input, basis, { weights: input.tuning.daily_mix, now })
     const unheard: Array<number> = []
-    for (let t = 0; t < catalog.size; t++)
-      if (basis.allowed[t] === 1 && history.trackPlays[t] === 0 && history.trackSkips[t] === 0) unheard.push(t)
-    const scores = new Float64Array(catalog.size)
-    for (const t of unheard) scores[t] = score(t)
-    const scoreOf = (t: number) => scores[t]!
-    const jittered = <Id extends string>(rollups: Map<number, number>, idOf: (i: number) => Id) =>
-      [...rollups]
-        .map(([i, sum]) => ({ i, id: idOf(i), score: sum * dailyJitter(salt, localDay, idOf(i)) }))
-        .sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    for (let t = 0; t < catalog.size; t++) if (basis.allowed[t] === 1 && basis.unheard[t] === 1) unheard.push(t)
+    const jitter = dailyJitterOf(salt, localDay)
+    const jittered = <Id extends string>(rollups: Map<number, number>, idOf: (i: number) => Id) => {
+      const rows: Array<{ i: number; id: Id; score: number }> = []
+      for (const [i, sum] of rollups) {
+        const id = idOf(i)
+        rows.push({ i, id, score: sum * jitter(id) })
+      }
+      return rows.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
+    }
     const perArtist = new Map<number, number>()
     const albums = jittered(
       rollUpTopScores(unheard, (t) => catalog.trackAlbum[t]!, scoreOf, catalog.albumIds.length),

@@ -1,6 +1,6 @@
+import { completionCurveAt, type TasteTuning } from "@tonearm/core"
 import type { Catalog } from "../catalog/Catalog.js"
 import type { ListeningHistory } from "../history/ListeningHistory.js"
-import { completionCurveAt, type TasteTuning } from "../tuning/Tuning.js"
 import { MOODS, type Mood } from "./moods.js"
 import type { TasteProfile } from "./TasteProfile.js"
 

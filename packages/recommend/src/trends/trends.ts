@@ -1,5 +1,5 @@
 import type { ArtistId, MetricsFamily } from "@tonearm/core"
-import { familyOfSource, METRICS_FAMILIES } from "@tonearm/core"
+import { clampLimit, familyOfSource, METRICS_FAMILIES } from "@tonearm/core"
 import type { TasteProfile } from "../taste/TasteProfile.js"
 
 /** Limits: the trends window defaults to 12 weeks, at most 52 (a larger request is served at 52). */
@@ -7,9 +7,7 @@ export const TRENDS_DEFAULT_WEEKS = 12
 export const TRENDS_MAX_WEEKS = 52
 
 export const trendsWindowWeeks = (weeks?: number | null): number =>
-  weeks === undefined || weeks === null || !Number.isFinite(weeks)
-    ? TRENDS_DEFAULT_WEEKS
-    : Math.min(TRENDS_MAX_WEEKS, Math.max(1, Math.floor(weeks)))
+  clampLimit(weeks, TRENDS_DEFAULT_WEEKS, TRENDS_MAX_WEEKS)
 
 const DAY_MS = 86_400_000
 const WEEK_MS = 7 * DAY_MS

@@ -1,8 +1,8 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { AuthResult, CurrentSession, OptionalSession, RegisterResult, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
-import { currentClient } from "../http/connection.js"
 import { clearSessionCookie, setSessionCookie } from "../http/cookies.js"
+import { currentClient } from "../settings/index.js"
 import { AccountsService } from "./AccountsService.js"
 import { SessionsService } from "./SessionsService.js"
 

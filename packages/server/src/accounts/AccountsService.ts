@@ -29,6 +29,7 @@ import { currentDate, minutesAfter } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import type { ClientInfo } from "../http/connection.js"
+import { AccountLifecycle } from "./AccountLifecycle.js"
 import { decoyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from "./credentials.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Mailer } from "./Mailer.js"
@@ -56,6 +57,17 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
     const decoy = yield* decoyPasswordHash
+    const lifecycle = yield* AccountLifecycle
+
+    /** Tells the other domains (the daily rebuild's scheduler); the account stands whatever they answer. */
+    const announceCreated = (user: UserRecord) =>
+      lifecycle
+        .userCreated(user.id, user.timezone)
+        .pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError(`scheduling the daily rebuild of ${user.username} failed; reconciliation retries`, cause),
+          ),
+        )
 
     const insertUser = (input: RegisterRequest, isAdmin: boolean) =>
       Effect.gen(function* () {
@@ -73,7 +85,9 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     /** An admin creating an account directly (also the CLI's `users create`). */
     const createUser = Effect.fn("AccountsService.createUser")(function* (input: CreateUserRequest) {
-      return loginUser(yield* insertUser(input, input.is_admin ?? false))
+      const user = yield* insertUser(input, input.is_admin ?? false)
+      yield* announceCreated(user)
+      return loginUser(user)
     })
 
     /**
@@ -83,7 +97,9 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     const register = (input: RegisterRequest, caller: CurrentSessionShape | undefined, client: ClientInfo) =>
       Effect.gen(function* () {
         if (caller?.user.isAdmin === true) {
-          return { user: loginUser(yield* insertUser(input, false)), token: undefined }
+          const created = yield* insertUser(input, false)
+          yield* announceCreated(created)
+          return { user: loginUser(created), token: undefined }
         }
         const user = yield* Effect.gen(function* () {
           yield* users.lockSignups
@@ -93,6 +109,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
           }
           return yield* insertUser(input, first)
         }).pipe(sql.withTransaction, orInternal("AccountsService.register"))
+        yield* announceCreated(user)
         const { token } = yield* sessions.issue(user.id, client)
         return { user: loginUser(user), token }
       }).pipe(Effect.withSpan("AccountsService.register"))
@@ -229,8 +246,23 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       }
       const now = yield* currentDate
       yield* users.setTimezone(userId, zone, now)
+      // Spec: the job is rescheduled synchronously; a failure is logged and the write stays.
+      yield* lifecycle
+        .timezoneChanged(userId, zone)
+        .pipe(
+          Effect.catchAllCause((cause) =>
+            Effect.logError(`rescheduling the daily rebuild after a timezone change failed (zone ${zone} kept)`, cause),
+          ),
+        )
       return new TimezoneUpdated({ timezone: zone, timezone_updated_at: DateTime.unsafeFromDate(now) })
     })
+
+    /** When the account was made (play times are clamped to it); None for an unknown user. */
+    const accountCreatedAt = (userId: UserId) =>
+      Effect.map(
+        users.findById(userId),
+        Option.map((user) => new Date(DateTime.toEpochMillis(user.created_at))),
+      )
 
     const listUsers = Effect.fn("AccountsService.listUsers")(function* () {
       const rows = yield* users.list
@@ -269,6 +301,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     })
 
     return {
+      accountCreatedAt,
       register,
       createUser,
       login,

@@ -1,6 +1,7 @@
+export { AccountLifecycle, type AccountLifecycleHooks } from "./AccountLifecycle.js"
 export { AdminUsersHttpLive, AuthHttpLive, MeHttpLive } from "./AccountsHttp.js"
 export { AccountsService } from "./AccountsService.js"
 export { AuthenticationMiddlewareLive, RequestAuthenticator } from "./AuthenticationLive.js"
 export { Mailer, type MailMessage } from "./Mailer.js"
-export { PasswordPagesLive } from "./passwordPages.js"
+export { PASSWORD_PAGE_ROUTES, PasswordPagesLive } from "./passwordPages.js"
 export { SessionsService } from "./SessionsService.js"

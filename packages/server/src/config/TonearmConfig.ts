@@ -1,9 +1,15 @@
 import * as path from "node:path"
-import { SSE_HEARTBEAT_SECONDS } from "@tonearm/core"
+import {
+  DEFAULT_PORT,
+  RADIO_RECENTLY_PLAYED_HOURS_DEFAULT,
+  RADIO_SIZE_DEFAULT,
+  RADIO_SIZE_MAX,
+  SSE_HEARTBEAT_SECONDS,
+} from "@tonearm/core"
 import { Config, Context, Effect, Layer, Option, type Redacted } from "effect"
 
 /** Navidrome's port: operators switching over keep their bookmarks and proxy rules. */
-export const DEFAULT_PORT = 4533
+export { DEFAULT_PORT }
 export const DEFAULT_HOST = "0.0.0.0"
 export const DEFAULT_DATA_DIR = "data"
 export const DEFAULT_CLIENT_APK_DIR = "/app/client/"
@@ -28,6 +34,20 @@ export interface TonearmSettings {
   readonly maxBodyBytes: number
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
+  /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
+  readonly radio: RadioSettings
+}
+
+export interface RadioSettings {
+  readonly recentlyPlayedHours: number
+  readonly size: number
+  readonly sizeMax: number
+}
+
+export const RADIO_DEFAULTS: RadioSettings = {
+  recentlyPlayedHours: RADIO_RECENTLY_PLAYED_HOURS_DEFAULT,
+  size: RADIO_SIZE_DEFAULT,
+  sizeMax: RADIO_SIZE_MAX,
 }
 
 export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<TonearmConfig, TonearmSettings>() {
@@ -54,8 +74,23 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const sseHeartbeatSeconds = yield* Config.number("TONEARM_SSE_HEARTBEAT_SECONDS").pipe(
         Config.withDefault(SSE_HEARTBEAT_SECONDS),
       )
+      const radio = yield* Config.all({
+        recentlyPlayedHours: Config.number("TONEARM_RADIO_RECENTLY_PLAYED_HOURS").pipe(
+          Config.validate({ message: "must be zero or more hours", validation: (hours) => hours >= 0 }),
+          Config.withDefault(RADIO_DEFAULTS.recentlyPlayedHours),
+        ),
+        size: Config.integer("TONEARM_RADIO_SIZE").pipe(
+          Config.validate({ message: "must be a positive integer", validation: (size) => size >= 1 }),
+          Config.withDefault(RADIO_DEFAULTS.size),
+        ),
+        sizeMax: Config.integer("TONEARM_RADIO_SIZE_MAX").pipe(
+          Config.validate({ message: "must be a positive integer", validation: (size) => size >= 1 }),
+          Config.withDefault(RADIO_DEFAULTS.sizeMax),
+        ),
+      })
       return {
         sseHeartbeatSeconds,
+        radio,
         port,
         host,
         dataDir,

@@ -3,12 +3,16 @@ import { Effect, Layer } from "effect"
 import m0001 from "./migrations/0001_accounts.js"
 import m0002 from "./migrations/0002_library.js"
 import m0003 from "./migrations/0003_listening.js"
+import m0004 from "./migrations/0004_recommendations.js"
+import m0005 from "./migrations/0005_rebuild_schedule.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
   "0001_accounts": m0001,
   "0002_library": m0002,
   "0003_listening": m0003,
+  "0004_recommendations": m0004,
+  "0005_rebuild_schedule": m0005,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -1,5 +1,5 @@
-import { PgClient } from "@effect/sql-pg"
 import {
+  type EventData,
   type EventEnvelope,
   EventEnvelope as EventEnvelopeSchema,
   type EventKind,
@@ -7,9 +7,8 @@ import {
   type UserId,
 } from "@tonearm/core"
 import { Effect, Queue, Schedule, Schema, type Scope, Stream } from "effect"
+import { EventRepository } from "./EventRepository.js"
 
-/** NOTIFY channel shared by every replica on the database. */
-const CHANNEL = "tonearm_events"
 /** A subscriber that falls this far behind loses events; the publisher never waits for it. */
 export const SUBSCRIBER_BUFFER = 256
 
@@ -27,7 +26,7 @@ interface Subscriber {
  */
 export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventBus", {
   scoped: Effect.gen(function* () {
-    const pg = yield* PgClient.PgClient
+    const channel = yield* EventRepository
     const subscribers = new Set<Subscriber>()
 
     const deliver = (event: EventEnvelope) =>
@@ -38,7 +37,7 @@ export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventB
       )
 
     // One LISTEN connection per replica, re-established if it drops.
-    yield* pg.listen(CHANNEL).pipe(
+    yield* channel.listen.pipe(
       Stream.runForEach((payload) => {
         const event = decodeEnvelope(payload)
         return event._tag === "Some"
@@ -51,12 +50,11 @@ export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventB
     )
 
     /** Best effort: a failure to publish is logged and never fails the change that caused it. */
-    const publish = (kind: EventKind, userId: UserId | null, data: Record<string, unknown>) => {
+    const publish = <K extends EventKind>(kind: K, userId: UserId | null, data: EventData<K>) => {
       const envelope: EventEnvelope = { kind, user_id: userId ?? "", data }
-      return pg`SELECT pg_notify(${CHANNEL}, ${JSON.stringify(envelope)})`.pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) => Effect.logWarning(`could not publish ${kind}`, cause)),
-      )
+      return channel
+        .notify(JSON.stringify(envelope))
+        .pipe(Effect.catchAllCause((cause) => Effect.logWarning(`could not publish ${kind}`, cause)))
     }
 
     /** A bounded, dropping queue of the events this user may see, for as long as the scope lives. */
@@ -76,4 +74,5 @@ export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventB
 
     return { publish, subscribe, subscriberCount } as const
   }),
+  dependencies: [EventRepository.Default],
 }) {}

@@ -1,8 +1,8 @@
 import { HOME_SECTION_SIZE, Home, HomeIndex, type UserId } from "@tonearm/core"
-import { rankRediscover, youMightLikeHomeRow } from "@tonearm/recommend"
 import { Clock, Effect } from "effect"
 import { LibraryService } from "../library/index.js"
-import { HomeRepository } from "./HomeRepository.js"
+import { PlaysService } from "../listening/index.js"
+import { RecommendationsService } from "../recommendations/index.js"
 
 /**
  * The home screen. Listening sections come from the user's plays; Rediscover applies the spec's
@@ -11,8 +11,9 @@ import { HomeRepository } from "./HomeRepository.js"
  */
 export class HomeService extends Effect.Service<HomeService>()("@tonearm/server/HomeService", {
   effect: Effect.gen(function* () {
-    const home = yield* HomeRepository
+    const recommendations = yield* RecommendationsService
     const library = yield* LibraryService
+    const plays = yield* PlaysService
 
     const sections = Effect.fn("HomeService.sections")(function* (user: UserId) {
       const now = yield* Clock.currentTimeMillis
@@ -20,22 +21,22 @@ export class HomeService extends Effect.Service<HomeService>()("@tonearm/server/
         yield* Effect.all(
           [
             library.recentlyAdded,
-            home.mostPlayedAlbums(user, HOME_SECTION_SIZE),
-            home.lastPlayedAlbums(user, HOME_SECTION_SIZE),
-            home.albumStats(user),
-            home.artistStats(user),
-            home.youMightLike(user, "album"),
-            home.youMightLike(user, "artist"),
+            plays.mostPlayedAlbums(user, HOME_SECTION_SIZE),
+            plays.lastPlayedAlbums(user, HOME_SECTION_SIZE),
+            plays.albumStats(user),
+            plays.artistStats(user),
+            recommendations.youMightLike(user, "album"),
+            recommendations.youMightLike(user, "artist"),
           ],
           { concurrency: 4 },
         )
-      const rediscoverAlbums = rankRediscover(albumStats, now).slice(0, HOME_SECTION_SIZE)
-      const rediscoverArtists = rankRediscover(artistStats, now).slice(0, HOME_SECTION_SIZE)
+      const rediscoverAlbums = recommendations.rediscover(albumStats, now).slice(0, HOME_SECTION_SIZE)
+      const rediscoverArtists = recommendations.rediscover(artistStats, now).slice(0, HOME_SECTION_SIZE)
       const shownAlbums = [...mostPlayed, ...rediscoverAlbums, ...lastPlayed]
       const albumsOnHome = yield* library.albumsByIds(shownAlbums)
       const shownArtists = [...rediscoverArtists, ...albumsOnHome.map((album) => album.artist_id)]
-      const ymlAlbums = youMightLikeHomeRow(likeAlbums, shownAlbums)
-      const ymlArtists = youMightLikeHomeRow(likeArtists, shownArtists)
+      const ymlAlbums = recommendations.youMightLikeHomeRow(likeAlbums, shownAlbums)
+      const ymlArtists = recommendations.youMightLikeHomeRow(likeArtists, shownArtists)
       const [most, last, rediscoverA, rediscoverR, albums, artists] = yield* Effect.all(
         [
           library.albumsByIds(mostPlayed),
@@ -74,5 +75,4 @@ export class HomeService extends Effect.Service<HomeService>()("@tonearm/server/
 
     return { sections, index } as const
   }),
-  dependencies: [HomeRepository.Default],
 }) {}

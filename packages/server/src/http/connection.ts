@@ -1,8 +1,13 @@
 import type { IncomingMessage } from "node:http"
 import type { TLSSocket } from "node:tls"
-import { HttpServerRequest } from "@effect/platform"
-import { Effect, Option } from "effect"
-import { type ConnectionFacts, TrustedProxies } from "../settings/index.js"
+import type { HttpServerRequest } from "@effect/platform"
+import { Option } from "effect"
+
+/** The connection facts the trusted-hop model needs, free of any HTTP type. */
+export interface ConnectionFacts {
+  readonly forwardedFor: string | ReadonlyArray<string> | undefined
+  readonly socketPeer: string | undefined
+}
 
 /** The forwarded chain and socket peer of a request, as the trusted-hop model reads them. */
 export const connectionFacts = (request: HttpServerRequest.HttpServerRequest): ConnectionFacts => ({
@@ -15,16 +20,6 @@ export interface ClientInfo {
   readonly userAgent: string
   readonly clientAddress: string
 }
-
-export const currentClient: Effect.Effect<ClientInfo, never, HttpServerRequest.HttpServerRequest | TrustedProxies> =
-  Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const proxies = yield* TrustedProxies
-    return {
-      userAgent: (request.headers["user-agent"] ?? "").slice(0, 512),
-      clientAddress: yield* proxies.clientAddress(connectionFacts(request)),
-    }
-  })
 
 /** HTTPS as the client sees it: a TLS socket, or a proxy saying so in X-Forwarded-Proto. */
 export const isHttps = (request: HttpServerRequest.HttpServerRequest): boolean => {

@@ -2,7 +2,6 @@ import { HttpApi, HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpSe
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { apiErrorInfo, errorBody, TonearmApi } from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
-import { PASSWORD_PAGE_ROUTES } from "../accounts/passwordPages.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 
 interface RouteShape {
@@ -10,18 +9,17 @@ interface RouteShape {
   readonly pattern: RegExp
 }
 
-/** Routes served next to the contract (OpenAPI, Swagger UI, account pages), for telling 404 from 405. */
-const EXTRA_ROUTES: ReadonlyArray<{ method: string; path: string }> = [
-  { method: "GET", path: "/openapi.json" },
-  { method: "GET", path: "/docs" },
-  ...PASSWORD_PAGE_ROUTES,
-]
+/** A route served next to the contract (`:name` marks a path parameter). */
+export interface ExtraRoute {
+  readonly method: string
+  readonly path: string
+}
 
 const toPattern = (path: string) =>
   new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/\\?:[A-Za-z_][A-Za-z0-9_]*\\??/g, "[^/]+")}/?$`)
 
-const routeTable = (): ReadonlyArray<RouteShape> => {
-  const routes: Array<RouteShape> = EXTRA_ROUTES.map(({ method, path }) => ({ method, pattern: toPattern(path) }))
+const routeTable = (extraRoutes: ReadonlyArray<ExtraRoute>): ReadonlyArray<RouteShape> => {
+  const routes: Array<RouteShape> = extraRoutes.map(({ method, path }) => ({ method, pattern: toPattern(path) }))
   HttpApi.reflect(TonearmApi, {
     onGroup: () => {},
     onEndpoint: ({ endpoint }) => routes.push({ method: endpoint.method, pattern: toPattern(endpoint.path) }),
@@ -58,62 +56,65 @@ const bodyFailure = (value: unknown, maxBodyBytes: number) => {
  * The one place failures become responses. Typed API errors carry their code and status; decode errors
  * become `invalid_request` naming the field; unknown paths 404 and known paths with the wrong method 405;
  * oversized bodies 413 before they are read; anything else is logged and answered 500 `internal`.
+ * `extraRoutes` are the non-contract routes mounted beside it (the caller knows them; this layer does not),
+ * so a wrong method on one of them is 405 rather than 404.
  */
-export const ErrorEnvelopeLive = Layer.unwrapEffect(
-  Effect.gen(function* () {
-    const { maxBodyBytes } = yield* TonearmConfig
-    const routes = routeTable()
+export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
+  Layer.unwrapEffect(
+    Effect.gen(function* () {
+      const { maxBodyBytes } = yield* TonearmConfig
+      const routes = routeTable(extraRoutes)
 
-    const routeMiss = (request: HttpServerRequest.HttpServerRequest) => {
-      const path = new URL(request.url, "http://localhost").pathname
-      const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
-      if (allowed.length === 0) return respond(404, "not_found", `no route for ${path}`)
-      const allow = [...new Set(allowed.includes("GET") ? [...allowed, "HEAD"] : allowed)].join(", ")
-      return respond(405, "method_not_allowed", `${request.method} is not allowed here; use ${allow}`, { allow })
-    }
-
-    const toResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) => {
-      // An interrupt-only cause holds no failure: the client went away, nothing to answer.
-      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-      const failure = Cause.failureOption(cause)
-      const value = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
-      const info = apiErrorInfo(value)
-      if (info !== undefined) {
-        if (info.status >= 500)
-          return Effect.as(Effect.logError("request failed", cause), respond(500, "internal", "internal error"))
-        const headers: Record<string, string> =
-          info.retryAfterSeconds !== undefined ? { "retry-after": String(info.retryAfterSeconds) } : {}
-        return Effect.succeed(respond(info.status, info.code, info.message, headers))
+      const routeMiss = (request: HttpServerRequest.HttpServerRequest) => {
+        const path = new URL(request.url, "http://localhost").pathname
+        const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
+        if (allowed.length === 0) return respond(404, "not_found", `no route for ${path}`)
+        const allow = [...new Set(allowed.includes("GET") ? [...allowed, "HEAD"] : allowed)].join(", ")
+        return respond(405, "method_not_allowed", `${request.method} is not allowed here; use ${allow}`, { allow })
       }
-      if (isTagged(value, "HttpApiDecodeError")) {
-        return Effect.succeed(
-          respond(400, "invalid_request", describeDecodeError(value as unknown as HttpApiDecodeError)),
-        )
-      }
-      if (isTagged(value, "RouteNotFound")) return Effect.succeed(routeMiss(request))
-      const body = bodyFailure(value, maxBodyBytes)
-      if (body !== undefined) return Effect.succeed(body)
-      return Effect.as(
-        Effect.logError(`${request.method} ${request.url} failed`, cause),
-        respond(500, "internal", "internal error"),
-      )
-    }
 
-    return HttpApiBuilder.middleware((app) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const declared = Number(request.headers["content-length"] ?? "0")
-        if (declared > maxBodyBytes) {
-          // Answer before reading a byte, and close: the rest of the body is never consumed.
-          return respond(413, "payload_too_large", `request body exceeds ${maxBodyBytes} bytes`, {
-            connection: "close",
-          })
+      const toResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) => {
+        // An interrupt-only cause holds no failure: the client went away, nothing to answer.
+        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
+        const failure = Cause.failureOption(cause)
+        const value = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+        const info = apiErrorInfo(value)
+        if (info !== undefined) {
+          if (info.status >= 500)
+            return Effect.as(Effect.logError("request failed", cause), respond(500, "internal", "internal error"))
+          const headers: Record<string, string> =
+            info.retryAfterSeconds !== undefined ? { "retry-after": String(info.retryAfterSeconds) } : {}
+          return Effect.succeed(respond(info.status, info.code, info.message, headers))
         }
-        return yield* app.pipe(
-          HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
-          Effect.catchAllCause((cause) => toResponse(cause, request)),
+        if (isTagged(value, "HttpApiDecodeError")) {
+          return Effect.succeed(
+            respond(400, "invalid_request", describeDecodeError(value as unknown as HttpApiDecodeError)),
+          )
+        }
+        if (isTagged(value, "RouteNotFound")) return Effect.succeed(routeMiss(request))
+        const body = bodyFailure(value, maxBodyBytes)
+        if (body !== undefined) return Effect.succeed(body)
+        return Effect.as(
+          Effect.logError(`${request.method} ${request.url} failed`, cause),
+          respond(500, "internal", "internal error"),
         )
-      }),
-    )
-  }),
-)
+      }
+
+      return HttpApiBuilder.middleware((app) =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const declared = Number(request.headers["content-length"] ?? "0")
+          if (declared > maxBodyBytes) {
+            // Answer before reading a byte, and close: the rest of the body is never consumed.
+            return respond(413, "payload_too_large", `request body exceeds ${maxBodyBytes} bytes`, {
+              connection: "close",
+            })
+          }
+          return yield* app.pipe(
+            HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
+            Effect.catchAllCause((cause) => toResponse(cause, request)),
+          )
+        }),
+      )
+    }),
+  )

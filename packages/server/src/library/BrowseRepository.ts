@@ -1,22 +1,14 @@
 import { SqlClient } from "@effect/sql"
-import { AlbumId, type AlbumSort, ArtistId, TrackId } from "@tonearm/core"
-import { Effect, Schema } from "effect"
+import { type AlbumId, AlbumRefFields, type AlbumSort, Artist, type ArtistId, Track, type TrackId } from "@tonearm/core"
+import { Effect, Schema, Struct } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
-export const AlbumRecord = Schema.Struct({
-  id: AlbumId,
-  title: Schema.String,
-  artist_id: ArtistId,
-  artist_name: Schema.String,
-  year: Schema.Number,
-  release_date: Schema.NullOr(Schema.String),
-  track_count: Schema.Number,
-  duration_ms: Schema.Number,
-  cover_art_source: Schema.NullOr(Schema.String),
-  mbid: Schema.NullOr(Schema.String),
-  added_at: Schema.DateTimeUtcFromDate,
-})
+/** Instants come back from pg as `Date`; everything else is the wire schema itself. */
+const FromDb = { added_at: Schema.DateTimeUtcFromDate }
+
+/** An album row: the wire AlbumRef less its derived cover_url. */
+export const AlbumRecord = Schema.Struct({ ...Struct.omit(AlbumRefFields, "cover_url"), ...FromDb })
 export type AlbumRecord = typeof AlbumRecord.Type
 
 export const TrackFileRecord = Schema.Struct({ path: Schema.String, file_format: Schema.String, title: Schema.String })
@@ -26,34 +18,24 @@ export const AlbumCoverRecord = Schema.Struct({
   cover_path: Schema.NullOr(Schema.String),
 })
 
-export const TrackRecord = Schema.Struct({
-  id: TrackId,
-  title: Schema.String,
-  album_id: AlbumId,
-  album_title: Schema.String,
-  artist_id: ArtistId,
-  artist_name: Schema.String,
-  track_number: Schema.NullOr(Schema.Number),
-  disc_number: Schema.NullOr(Schema.Number),
-  duration_ms: Schema.Number,
-  genre: Schema.NullOr(Schema.String),
-  file_format: Schema.String,
-  bitrate_kbps: Schema.NullOr(Schema.Number),
-  size_bytes: Schema.Number,
-  mbid: Schema.NullOr(Schema.String),
-  added_at: Schema.DateTimeUtcFromDate,
+/** A track as the engine's `LibraryTrack`: ids branded, the year 0 when undated. */
+export const CatalogTrackRecord = Schema.Struct({
+  id: Track.fields.id,
+  artist_id: Track.fields.artist_id,
+  album_id: Track.fields.album_id,
+  duration_ms: Track.fields.duration_ms,
+  genre: Track.fields.genre,
+  year: AlbumRefFields.year,
+  added_at_ms: Schema.Number,
+  artist_mbid: Artist.fields.mbid,
+  album_artist_id: AlbumRefFields.artist_id,
 })
+
+export const TrackRecord = Schema.Struct({ ...Track.fields, ...FromDb })
 export type TrackRecord = typeof TrackRecord.Type
 
-export const ArtistRecord = Schema.Struct({
-  id: ArtistId,
-  name: Schema.String,
-  sort_name: Schema.String,
-  mbid: Schema.NullOr(Schema.String),
-  album_count: Schema.Number,
-  track_count: Schema.Number,
-  art_source: Schema.NullOr(Schema.String),
-})
+/** An artist row: the wire Artist less its derived cover_url. */
+export const ArtistRecord = Schema.Struct(Struct.omit(Artist.fields, "cover_url"))
 export type ArtistRecord = typeof ArtistRecord.Type
 
 const ALBUM_COLUMNS = `a.id, a.title, a.artist_id, ar.name AS artist_name, a.year,
@@ -244,6 +226,17 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       )
 
     /** Rows for these ids (any order; missing ids are simply absent). */
+    /**
+     * Every track as the recommendation engine reads it: the album year and the artist's MusicBrainz id
+     * beside the track's own fields. Decoded with a light schema: it is the largest read the server makes.
+     */
+    const catalogTracks = sql`
+      SELECT t.id, t.artist_id, t.album_id, t.duration_ms, t.genre, al.year,
+             (extract(epoch FROM t.added_at) * 1000)::float8 AS added_at_ms, ar.mbid AS artist_mbid,
+             al.artist_id AS album_artist_id
+      FROM tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id
+      ORDER BY t.id`.pipe(Effect.flatMap(decodeRows(CatalogTrackRecord)), orInternal("BrowseRepository.catalogTracks"))
+
     const tracksByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([])
@@ -268,6 +261,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
           )
 
     return {
+      catalogTracks,
       trackFile,
       albumCover,
       tracksByIds,

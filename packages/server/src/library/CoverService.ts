@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import { type AlbumId, NotFound } from "@tonearm/core"
+import { type AlbumId, ifNoneMatchHits, NotFound } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { parseFile } from "music-metadata"
 import sharp from "sharp"
@@ -27,13 +27,6 @@ const contentTypeOf = (bytes: Uint8Array, hint: string | undefined) => {
   if (bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return "image/webp"
   return (hint && CONTENT_TYPES[hint.toLowerCase().replace(/^image\//, "")]) || "application/octet-stream"
 }
-
-/** `If-None-Match` may list several tags, or `*`. */
-const matches = (ifNoneMatch: string | undefined, etag: string) =>
-  ifNoneMatch?.split(",").some((candidate) => {
-    const tag = candidate.trim().replace(/^W\//, "")
-    return tag === etag || tag === "*"
-  })
 
 /**
  * Album covers from a sidecar image or a picture embedded in a track. Resized copies are made with sharp
@@ -84,7 +77,7 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
         .digest("base64url")
         .slice(0, 32)
       const etag = `"${key}"`
-      if (matches(ifNoneMatch, etag)) return { _tag: "NotModified", etag } satisfies CoverImage
+      if (ifNoneMatchHits(ifNoneMatch, etag)) return { _tag: "NotModified", etag } satisfies CoverImage
       const original = yield* sourceBytes(file.value).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`cover of album ${id} unreadable: ${cause}`).pipe(

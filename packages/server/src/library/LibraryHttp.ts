@@ -1,6 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
+import { conditionalImage } from "../http/conditionalImage.js"
 import { CoverService } from "./CoverService.js"
 import { LibraryService } from "./LibraryService.js"
 import { ScanService } from "./ScanService.js"
@@ -26,14 +27,7 @@ export const CoversHttpLive = HttpApiBuilder.group(TonearmApi, "covers", (handle
   Effect.gen(function* () {
     const covers = yield* CoverService
     return handlers.handle("albumCover", ({ path, urlParams }) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const cover = yield* covers.albumCover(path.id, urlParams.size, request.headers["if-none-match"])
-        const headers = { etag: cover.etag, "cache-control": COVER_CACHE_CONTROL }
-        return cover._tag === "NotModified"
-          ? HttpServerResponse.empty({ status: 304, headers })
-          : HttpServerResponse.uint8Array(cover.bytes, { contentType: cover.contentType, headers })
-      }),
+      conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.albumCover(path.id, urlParams.size, ifNoneMatch)),
     )
   }),
 )

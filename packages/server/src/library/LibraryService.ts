@@ -13,6 +13,7 @@ import {
   CoverCoverage,
   CoverProvider,
   CoverSources,
+  clampLimit,
   EXTERNAL_COVER_PROVIDERS,
   GenreRow,
   HOME_RECENTLY_ADDED,
@@ -31,10 +32,6 @@ import {
 } from "@tonearm/core"
 import { Effect, Option, Random } from "effect"
 import { type AlbumRecord, type ArtistRecord, BrowseRepository, type TrackRecord } from "./BrowseRepository.js"
-
-/** Caps are clamps (contract): a larger limit is served at the maximum, not rejected. */
-export const clampLimit = (requested: number | undefined, fallback: number, max: number) =>
-  Math.min(max, Math.max(1, requested ?? fallback))
 
 export const coverUrlOf = (id: AlbumId, source: string | null) => (source === null ? null : `/api/albums/${id}/cover`)
 
@@ -183,6 +180,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       tracksByIds,
       albumsByIds,
       artistsByIds,
+      catalogTracks: browse.catalogTracks,
     } as const
   }),
   dependencies: [BrowseRepository.Default],

@@ -1,16 +1,17 @@
-import * as path from "node:path"
-import { SqlClient } from "@effect/sql"
-import { Array as Arr, Cause, Chunk, Effect, Option, Queue } from "effect"
-import { type Change, ChangeLog } from "../changes/ChangeLog.js"
+import type { SqlClient } from "@effect/sql"
+import { Cause, Chunk, Clock, Effect, Option, Ref, Stream } from "effect"
+import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
-import { orInternal } from "../db/sqlErrors.js"
-import { CatalogRepository, type FolderState, type KnownFile, type ScanErrorRow } from "./CatalogRepository.js"
-import { addFolder, emptyRows, isDiscFolder } from "./catalogRows.js"
-import { type ParsedFile, ParsePool } from "./ParsePool.js"
+import { CatalogRepository } from "./CatalogRepository.js"
+import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
-import { type ScannedFile, scannedFile, unusableReason } from "./scannedFile.js"
-import { type FoundFile, type FoundFolder, libraryFolderUnreadableIn, type SidecarStat, walkLibrary } from "./walk.js"
+import { plan } from "./scan/plan.js"
+import { inBatches, readFolders } from "./scan/read.js"
+import { tidy } from "./scan/tidy.js"
+import { walk } from "./scan/walk.js"
+import { writeBatch } from "./scan/write.js"
+import { libraryFolderUnreadableIn } from "./walk.js"
 
 export interface ScanProgress extends ScanCounters {
   readonly phase: "walking" | "reading" | "tidying" | "done"
@@ -28,300 +29,80 @@ export interface ScanSummary extends ScanCounters {
   readonly seconds: number
 }
 
-/** Folders written per transaction: small enough to commit often, large enough to amortise round trips. */
-const FOLDERS_PER_BATCH = 40
+type Tally = Omit<ScanProgress, "phase">
 
-/** A batch waits up to a quarter second to gather this many folders. */
-const MIN_FOLDERS_PER_BATCH = 12
-
-const DONE = Symbol("done")
-
-interface ParsedFolder {
-  readonly folder: string
-  readonly outcomes: ReadonlyArray<ReadOutcome>
-}
-
-/** A folder whose rows the database refused: its files are recorded as scan errors instead. */
-const asErrors = (one: ParsedFolder): ParsedFolder => ({
-  folder: one.folder,
-  outcomes: one.outcomes.map((outcome): ReadOutcome => {
-    const file = outcome._tag === "Scanned" ? outcome.file : outcome.error
-    return {
-      _tag: "Failed",
-      folder: one.folder,
-      error: {
-        path: file.path,
-        sizeBytes: file.sizeBytes,
-        mtimeMs: file.mtimeMs,
-        message: "its tags could not be stored; see the server log",
-      },
-    }
-  }),
-})
-
-const changed = (known: KnownFile | undefined, file: FoundFile) =>
-  known === undefined || known.sizeBytes !== file.sizeBytes || known.mtimeMs !== file.mtimeMs
-
-type ReadOutcome =
-  | { readonly _tag: "Scanned"; readonly file: ScannedFile }
-  | { readonly _tag: "Failed"; readonly error: ScanErrorRow; readonly folder: string }
+const noCounts: Tally = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, filesToRead: 0, filesRead: 0 }
 
 /**
- * Indexes the library folder. Incremental by default: a folder is re-read when any of its audio files
- * is new, changed (size or mtime) or gone, or its sidecar cover changed; `full` re-reads everything. Each
- * batch of folders commits on its own, so a scan that is killed loses nothing already indexed and the next
- * one continues from there. A file that cannot be read is recorded as a scan error and never stops the scan.
+ * Indexes the library folder in phases: walk (disk and index at once) → plan (what changed, decided
+ * purely) → read (dirty files on the parse pool, as a stream of finished folders, batched by size and
+ * time) → write (one transaction per batch) → tidy. Incremental by default; `full` re-reads everything.
+ * Each batch commits on its own, so a scan that is killed loses nothing already indexed and the next one
+ * continues from there. A file that cannot be read is recorded as a scan error and never stops the scan.
  */
 export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
   effect: Effect.gen(function* () {
-    const catalog = yield* CatalogRepository
-    const changes = yield* ChangeLog
-    const sql = yield* SqlClient.SqlClient
     const scans = yield* ScanRepository
-    const pool = yield* ParsePool
     const config = yield* TonearmConfig
+    // The phases ask for their services; they run with the ones this scanner was built with.
+    const phases = yield* Effect.context<CatalogRepository | ChangeLog | ParsePool | SqlClient.SqlClient>()
     const root = config.libraryDir
-
-    /** A folder's own cover, else (for `CD1`-like folders) its parent's. */
-    const sidecarOf = (folder: string, sidecars: ReadonlyMap<string, SidecarStat>) => {
-      const own = sidecars.get(folder)
-      if (own !== undefined || folder === "" || !isDiscFolder(folder)) return own
-      const parent = path.posix.dirname(folder)
-      return sidecars.get(parent === "." ? "" : parent)
-    }
-
-    const outcomeOf = (file: FoundFile, folder: string, parsed: ParsedFile): ReadOutcome => {
-      if (!parsed.ok) return { _tag: "Failed", folder, error: { ...file, message: parsed.error } }
-      const reason = unusableReason(parsed.tags, file)
-      return reason === undefined
-        ? { _tag: "Scanned", file: scannedFile(file, folder, parsed.tags) }
-        : { _tag: "Failed", folder, error: { ...file, message: reason } }
-    }
-
-    /** Commits some folders' rows in one transaction; counts what changed. */
-    const writeFoldersWith =
-      (
-        knownTracks: ReadonlyMap<string, KnownFile>,
-        knownErrors: ReadonlyMap<string, KnownFile>,
-        full: boolean,
-        sidecars: ReadonlyMap<string, { path: string; mtimeMs: number } | undefined>,
-      ) =>
-      (folders: ReadonlyArray<{ readonly folder: string; readonly outcomes: ReadonlyArray<ReadOutcome> }>) =>
-        Effect.gen(function* () {
-          const rows = emptyRows()
-          const folderStates: Array<FolderState> = []
-          const errors: Array<ScanErrorRow> = []
-          for (const { folder, outcomes } of folders) {
-            const files: Array<ScannedFile> = []
-            for (const outcome of outcomes) {
-              if (outcome._tag === "Scanned") files.push(outcome.file)
-              else errors.push(outcome.error)
-            }
-            const sidecar = sidecars.get(folder)
-            addFolder(rows, files, sidecar?.path ?? null)
-            folderStates.push({
-              path: folder,
-              sidecar: sidecar?.path ?? null,
-              sidecarMtimeMs: sidecar?.mtimeMs ?? null,
-            })
-          }
-          const now = yield* currentDate
-          // The batch and its change-log rows commit together, so sync never sees one without the other.
-          const outcome = yield* Effect.gen(function* () {
-            const clearErrors = rows.tracks.some((track) => knownErrors.has(track.path))
-            const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, now })
-            yield* changes.record(
-              [
-                ...written.artistIds.map(
-                  (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "upsert" }),
-                ),
-                ...written.albumIds.map(
-                  (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "upsert" }),
-                ),
-                ...written.trackIds.map(
-                  (id): Change => ({ entity: "track", entityId: id, scope: null, operation: "upsert" }),
-                ),
-              ],
-              now,
-            )
-            return written
-          }).pipe(sql.withTransaction, orInternal("Scanner.writeBatch"))
-          const written = new Map(rows.tracks.map((track) => [track.path, track]))
-          const updated = outcome.updatedPaths.filter((updatedPath) => {
-            const track = written.get(updatedPath)!
-            return (
-              full ||
-              changed(knownTracks.get(updatedPath), {
-                path: updatedPath,
-                sizeBytes: track.size_bytes,
-                mtimeMs: track.mtime_ms,
-              })
-            )
-          }).length
-          return { added: outcome.inserted, updated, errors: errors.length }
-        })
 
     const run = (options: ScanOptions, scanId: number) =>
       Effect.gen(function* () {
-        const started = Date.now()
-        const counters = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0 }
-        let filesToRead = 0
-        let filesRead = 0
+        const started = yield* Clock.currentTimeMillis
+        const tally = yield* Ref.make(noCounts)
         const report = (phase: ScanProgress["phase"]) =>
-          options.onProgress?.({ ...counters, phase, filesToRead, filesRead }) ?? Effect.void
+          options.onProgress === undefined
+            ? Effect.void
+            : Effect.flatMap(Ref.get(tally), (counts) => options.onProgress!({ ...counts, phase }))
         yield* report("walking")
 
-        // The folder walk and what the index already holds are read at once: one waits on the disk, the
-        // other on the database.
-        const [{ folders, sidecars: coverImages }, knownTracks, knownErrors, knownFolders] = yield* Effect.all(
-          [walkLibrary(root), catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
-          { concurrency: 4 },
-        )
-        const onDisk = new Set<string>()
-        for (const folder of folders.values()) for (const file of folder.files) onDisk.add(file.path)
-        counters.filesSeen = onDisk.size
-
-        const removedPaths = [...knownTracks.keys()].filter((known) => !onDisk.has(known))
-        const foldersLosingFiles = new Set(
-          removedPaths.map((gone) => path.posix.dirname(gone)).map((d) => (d === "." ? "" : d)),
-        )
-
-        // Decide which folders to (re)read.
-        const dirty: Array<{ folder: FoundFolder; sidecar: { path: string; mtimeMs: number } | undefined }> = []
-        for (const folder of folders.values()) {
-          const sidecar = sidecarOf(folder.path, coverImages)
-          const known = knownFolders.get(folder.path)
-          const sidecarChanged =
-            known === undefined ||
-            known.sidecar !== (sidecar?.path ?? null) ||
-            known.sidecarMtimeMs !== (sidecar?.mtimeMs ?? null)
-          const filesChanged = folder.files.some((file) =>
-            knownErrors.has(file.path)
-              ? changed(knownErrors.get(file.path), file)
-              : changed(knownTracks.get(file.path), file),
-          )
-          if (options.full || sidecarChanged || filesChanged || foldersLosingFiles.has(folder.path)) {
-            dirty.push({ folder, sidecar })
-            filesToRead += folder.files.length
-          }
-        }
-        const sidecars = new Map(dirty.map(({ folder, sidecar }) => [folder.path, sidecar]))
-        const writeFolders = writeFoldersWith(knownTracks, knownErrors, options.full, sidecars)
+        const { walked, known } = yield* walk(root)
+        const planned = plan(walked, known, options.full)
+        yield* Ref.update(tally, (counts) => ({
+          ...counts,
+          filesSeen: planned.filesSeen,
+          filesToRead: planned.filesToRead,
+        }))
         yield* report("reading")
 
-        let errorsThisScan = 0
-        // Parsing runs ahead of writing through a bounded queue: while one batch is committed, the workers
-        // keep reading. Each take is whatever is ready, up to a batch; a slow database gets fuller batches.
-        const parsed = yield* Queue.bounded<ParsedFolder | typeof DONE>(FOLDERS_PER_BATCH * 4)
-        // Files are parsed in one flat stream of jobs (runs of files, across folder boundaries), as many at
-        // once as keeps every worker busy; a folder goes to the writer as soon as its last file is read (and
-        // is forgotten here then).
-        const reading = new Map<number, { left: number; outcomes: Array<ReadOutcome> }>()
-        const files = dirty.flatMap(({ folder }, folderIndex) =>
-          folder.files.map((file, fileIndex) => ({ file, folder, folderIndex, fileIndex })),
+        yield* readFolders(root, planned.dirty).pipe(
+          inBatches(),
+          Stream.runForEach((chunk) =>
+            Effect.gen(function* () {
+              const batch = Chunk.toReadonlyArray(chunk)
+              const read = batch.reduce((files, { outcomes }) => files + outcomes.length, 0)
+              yield* Ref.update(tally, (counts) => ({ ...counts, filesRead: counts.filesRead + read }))
+              const written = yield* writeBatch(known, options.full, batch)
+              const counts = yield* Ref.updateAndGet(tally, (counts) => ({
+                ...counts,
+                added: counts.added + written.added,
+                updated: counts.updated + written.updated,
+                errors: counts.errors + written.errors,
+              }))
+              yield* scans.progress(scanId, counts)
+              yield* report("reading")
+            }),
+          ),
         )
-        yield* Effect.forEach(
-          Arr.chunksOf(files, pool.filesPerJob),
-          (job) =>
-            pool.parseMany(job.map(({ file }) => path.join(root, file.path))).pipe(
-              Effect.flatMap((results) => {
-                const done: Array<ParsedFolder> = []
-                job.forEach(({ file, folder, folderIndex, fileIndex }, index) => {
-                  let entry = reading.get(folderIndex)
-                  if (entry === undefined) {
-                    entry = { left: folder.files.length, outcomes: new Array<ReadOutcome>(folder.files.length) }
-                    reading.set(folderIndex, entry)
-                  }
-                  entry.outcomes[fileIndex] = outcomeOf(file, folder.path, results[index]!)
-                  if (--entry.left === 0) {
-                    reading.delete(folderIndex)
-                    done.push({ folder: folder.path, outcomes: entry.outcomes })
-                  }
-                })
-                return Queue.offerAll(parsed, done)
-              }),
-            ),
-          { concurrency: pool.jobsInFlight, discard: true },
-        ).pipe(Effect.ensuring(Queue.offer(parsed, DONE)), Effect.forkScoped)
-        let finished = false
-        while (!finished) {
-          // Gather at least a small batch (or wait briefly for one): each transaction has a fixed cost.
-          const taken: Array<ParsedFolder | typeof DONE> = [yield* Queue.take(parsed)]
-          for (let waited = 0; taken.length < MIN_FOLDERS_PER_BATCH && !taken.includes(DONE) && waited < 25; waited++) {
-            const more = Chunk.toReadonlyArray(yield* Queue.takeUpTo(parsed, FOLDERS_PER_BATCH - taken.length))
-            if (more.length === 0) yield* Effect.sleep("10 millis")
-            taken.push(...more)
-          }
-          taken.push(...Chunk.toReadonlyArray(yield* Queue.takeUpTo(parsed, FOLDERS_PER_BATCH - taken.length)))
-          finished = taken.includes(DONE)
-          const folderBatch = taken.filter((item): item is ParsedFolder => item !== DONE)
-          if (folderBatch.length === 0) continue
-          filesRead += folderBatch.reduce((sum, { outcomes }) => sum + outcomes.length, 0)
-          // A batch the database refuses is retried folder by folder; a folder that still fails becomes
-          // scan errors for its files, and the scan goes on.
-          const written = yield* writeFolders(folderBatch).pipe(
-            Effect.catchAll(() =>
-              Effect.forEach(folderBatch, (one) =>
-                writeFolders([one]).pipe(Effect.catchAll(() => writeFolders([asErrors(one)]))),
-              ).pipe(
-                Effect.map((parts) =>
-                  parts.reduce((sum, part) => ({
-                    added: sum.added + part.added,
-                    updated: sum.updated + part.updated,
-                    errors: sum.errors + part.errors,
-                  })),
-                ),
-              ),
-            ),
-          )
-          counters.added += written.added
-          counters.updated += written.updated
-          errorsThisScan += written.errors
-          counters.errors = errorsThisScan
-          yield* scans.progress(scanId, counters)
-          yield* report("reading")
-        }
 
-        // Files recorded as errors earlier, still there in folders that were not re-read, still count.
-        const reread = new Set(dirty.map(({ folder }) => folder.path))
-        for (const errorPath of knownErrors.keys()) {
-          const folder = path.posix.dirname(errorPath)
-          if (onDisk.has(errorPath) && !reread.has(folder === "." ? "" : folder)) errorsThisScan++
-        }
-        counters.errors = errorsThisScan
-
+        yield* Ref.update(tally, (counts) => ({ ...counts, errors: counts.errors + planned.errorsKept }))
         yield* report("tidying")
-        const removedIds = yield* catalog.removeTracks(removedPaths)
-        counters.removed = removedIds.length
-        yield* changes.record(
-          removedIds.map((id): Change => ({ entity: "track", entityId: id, scope: null, operation: "delete" })),
-          yield* currentDate,
-        )
-        yield* catalog.forgetFolders([...knownFolders.keys()].filter((known) => !folders.has(known)))
-        yield* catalog.forgetErrors([...knownErrors.keys()].filter((known) => !onDisk.has(known)))
-        if (dirty.length > 0 || counters.removed > 0) {
-          const tidied = yield* catalog.tidy
-          yield* changes.record(
-            [
-              ...tidied.deletedAlbums.map(
-                (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "delete" }),
-              ),
-              ...tidied.deletedArtists.map(
-                (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "delete" }),
-              ),
-              ...tidied.changedAlbums.map(
-                (id): Change => ({ entity: "album", entityId: id, scope: null, operation: "upsert" }),
-              ),
-              ...tidied.changedArtists.map(
-                (id): Change => ({ entity: "artist", entityId: id, scope: null, operation: "upsert" }),
-              ),
-            ],
-            yield* currentDate,
-          )
-        }
+        const { removed } = yield* tidy(planned)
+        yield* Ref.update(tally, (counts) => ({ ...counts, removed }))
         yield* report("done")
-        return { ...counters, seconds: (Date.now() - started) / 1000 } satisfies ScanSummary
-      })
+        const counts = yield* Ref.get(tally)
+        const finished = yield* Clock.currentTimeMillis
+        return {
+          filesSeen: counts.filesSeen,
+          added: counts.added,
+          updated: counts.updated,
+          removed: counts.removed,
+          errors: counts.errors,
+          seconds: (finished - started) / 1000,
+        } satisfies ScanSummary
+      }).pipe(Effect.provide(phases))
 
     /**
      * Runs one scan to the end, or answers None at once when another scan holds the lock (on any replica).

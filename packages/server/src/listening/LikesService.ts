@@ -1,16 +1,16 @@
-import { type EventKind, LikedItems, NotFound, type UserId } from "@tonearm/core"
+import { AlbumId, ArtistId, type EventKind, LikedItems, NotFound, TrackId, type UserId } from "@tonearm/core"
 import { Effect } from "effect"
-import { ChangeLog } from "../changes/ChangeLog.js"
+import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { type LikeEntity, LikeRepository } from "./LikeRepository.js"
 
-const EVENTS: Record<LikeEntity, { liked: EventKind; unliked: EventKind }> = {
+const EVENTS = {
   track: { liked: "track.liked", unliked: "track.unliked" },
   album: { liked: "album.liked", unliked: "album.unliked" },
   artist: { liked: "artist.liked", unliked: "artist.unliked" },
-}
+} as const satisfies Record<LikeEntity, { liked: EventKind; unliked: EventKind }>
 
 /**
  * Likes of tracks, albums and artists: idempotent, each writing its library change-log row best-effort (a
@@ -29,10 +29,7 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
         const now = yield* currentDate
         if (liked) yield* likes.add(userId, entity, id, now)
         else yield* likes.remove(userId, entity, id)
-        yield* changes.recordBestEffort(
-          [{ entity: `like_${entity}`, entityId: id, scope: userId, operation: liked ? "upsert" : "delete" }],
-          now,
-        )
+        yield* changes.recordBestEffort(changesOf(`like_${entity}`, liked ? "upsert" : "delete", [id], userId), now)
         yield* events.publish(liked ? EVENTS[entity].liked : EVENTS[entity].unliked, userId, { id })
       })
 
@@ -55,7 +52,20 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
     const likedAmong = (userId: UserId, entity: LikeEntity, ids: ReadonlyArray<string>) =>
       likes.likedAmong(userId, entity, ids)
 
-    return { like, unlike, list, likedAmong } as const
+    /** Everything the user likes, as ids (what the taste profile counts). */
+    const likedIds = Effect.fn("LikesService.likedIds")(function* (userId: UserId) {
+      const [tracks, albums, artists] = yield* Effect.all(
+        [likes.ids(userId, "track"), likes.ids(userId, "album"), likes.ids(userId, "artist")],
+        { concurrency: 3 },
+      )
+      return {
+        tracks: tracks.map((id) => TrackId.make(id)),
+        albums: albums.map((id) => AlbumId.make(id)),
+        artists: artists.map((id) => ArtistId.make(id)),
+      }
+    })
+
+    return { like, unlike, list, likedAmong, likedIds } as const
   }),
   dependencies: [LikeRepository.Default],
 }) {}

@@ -13,7 +13,6 @@ export const PlaysHttpLive = HttpApiBuilder.group(TonearmApi, "plays", (handlers
       .handle("report", ({ payload }) => Effect.flatMap(me, (user) => plays.report(user, payload)))
       .handle("history", ({ urlParams }) => Effect.flatMap(me, (user) => plays.history(user, urlParams)))
       .handle("topTracks", ({ path }) => Effect.flatMap(me, (user) => plays.topTracks(user, path.id)))
-      .handle("metrics", ({ urlParams }) => Effect.flatMap(me, (user) => plays.metrics(user, urlParams.days)))
   }),
 )
 

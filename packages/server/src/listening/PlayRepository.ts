@@ -1,27 +1,15 @@
 import { SqlClient } from "@effect/sql"
-import { type ArtistId, PickKind, PlayEventId, type TrackId, type UserId } from "@tonearm/core"
-import { Effect, Option, Schema } from "effect"
+import { ArtistId, PICK_KINDS, PickKind, PlayEventId, PlayHistoryItem, TrackId, type UserId } from "@tonearm/core"
+import { Effect, ParseResult, Schema } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
-const TrackFacts = Schema.Struct({
-  duration_ms: Schema.Number,
-  artist_id: Schema.String,
-  album_id: Schema.String,
-})
-
+/** A play row: the wire history item plus its end and the track's length when it was played. */
 export const PlayRecord = Schema.Struct({
-  id: PlayEventId,
-  track_id: Schema.String,
-  track_duration_ms: Schema.Number,
+  ...PlayHistoryItem.fields,
   started_at: Schema.DateTimeUtcFromDate,
   ended_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
-  duration_played_ms: Schema.NullOr(Schema.Number),
-  skipped: Schema.Boolean,
-  source: Schema.NullOr(Schema.String),
-  pick_kind: Schema.NullOr(PickKind),
-  device_class: Schema.NullOr(Schema.String),
-  client_id: Schema.String,
+  track_duration_ms: Schema.Number,
 })
 export type PlayRecord = typeof PlayRecord.Type
 
@@ -50,21 +38,105 @@ const MetricsRow = Schema.Struct({
   completion: Schema.NullOr(Schema.Number),
 })
 
+export interface PlayStat {
+  readonly id: string
+  /** Unskipped plays. */
+  readonly plays: number
+  /** Epoch ms of the latest play of any kind. */
+  readonly lastPlayedMs: number
+}
+
+/**
+ * A user's plays in time order as columns (what the recommendation engine reads): one aggregate row per user
+ * instead of ~5,000 row objects, checked once per column rather than per row and field.
+ */
+export interface TasteColumns {
+  readonly trackIds: ReadonlyArray<TrackId>
+  /** epoch ms */
+  readonly startedAtMs: Float64Array
+  /** 1 when skipped */
+  readonly skipped: Uint8Array
+  /** NaN when the play has no completion value */
+  readonly completion: Float64Array
+  readonly deviceClass: ReadonlyArray<string | null>
+  readonly source: ReadonlyArray<string | null>
+  readonly pickKind: ReadonlyArray<PickKind | null>
+}
+
+/** The aggregate row as PostgreSQL sends it: ids comma-joined, floats as big-endian float8 bytes. */
+interface TasteAggregate {
+  readonly plays: number
+  readonly track_ids: string
+  readonly started_at: Uint8Array
+  readonly skipped: string
+  readonly completion: Uint8Array
+  readonly device_class: ReadonlyArray<string | null>
+  readonly source: ReadonlyArray<string | null>
+  readonly pick_kind: ReadonlyArray<string | null>
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const pickKinds: ReadonlySet<string | null> = new Set<string | null>([...PICK_KINDS, null])
+const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
+const isTextColumn = (u: unknown, length: number): u is ReadonlyArray<string | null> => {
+  if (!Array.isArray(u) || u.length !== length) return false
+  for (const value of u) if (value !== null && typeof value !== "string") return false
+  return true
+}
+const isFloatColumn = (u: unknown, length: number): u is Uint8Array =>
+  u instanceof Uint8Array && u.byteLength === length * 8
+/** The shape of the whole aggregate, one column at a time. */
+const isTasteAggregate = (u: unknown): u is TasteAggregate => {
+  if (!isRecord(u) || typeof u.plays !== "number" || !Number.isInteger(u.plays) || u.plays < 0) return false
+  const n = u.plays
+  if (typeof u.skipped !== "string" || u.skipped.length !== n || !/^[01]*$/.test(u.skipped)) return false
+  if (typeof u.track_ids !== "string" || (n === 0 ? u.track_ids !== "" : u.track_ids.length !== n * 37 - 1))
+    return false
+  if (!isFloatColumn(u.started_at, n) || !isFloatColumn(u.completion, n)) return false
+  if (!isTextColumn(u.device_class, n) || !isTextColumn(u.source, n) || !isTextColumn(u.pick_kind, n)) return false
+  for (const kind of u.pick_kind) if (!pickKinds.has(kind)) return false
+  return true
+}
+const TasteAggregate = Schema.declare(isTasteAggregate, { identifier: "TasteAggregate" })
+
+const floatsOf = (bytes: Uint8Array, length: number) => {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const out = new Float64Array(length)
+  for (let i = 0; i < length; i++) out[i] = view.getFloat64(i * 8, false)
+  return out
+}
+
+const tasteColumnsOf = (row: TasteAggregate): Effect.Effect<TasteColumns, ParseResult.ParseError> => {
+  const n = row.plays
+  const trackIds = n === 0 ? [] : row.track_ids.split(",")
+  for (const id of trackIds)
+    if (!UUID.test(id))
+      return Effect.fail(new ParseResult.ParseError({ issue: new ParseResult.Type(TrackId.ast, id, "not a track id") }))
+  const skipped = new Uint8Array(n)
+  for (let i = 0; i < n; i++) skipped[i] = row.skipped.charCodeAt(i) === 49 ? 1 : 0
+  return Effect.succeed({
+    trackIds: trackIds as ReadonlyArray<string> as ReadonlyArray<TrackId>,
+    startedAtMs: floatsOf(row.started_at, n),
+    skipped,
+    completion: floatsOf(row.completion, n),
+    deviceClass: row.device_class,
+    source: row.source,
+    pickKind: row.pick_kind as ReadonlyArray<PickKind | null>,
+  })
+}
+
+const TrendRow = Schema.Struct({
+  user_id: Schema.String,
+  artist_id: Schema.NullOr(ArtistId),
+  started_at_ms: Schema.Number,
+  source: Schema.NullOr(Schema.String),
+  skipped: Schema.Boolean,
+  completion: Schema.NullOr(Schema.Number),
+})
+
 export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/server/PlayRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    const trackFacts = (trackId: TrackId) =>
-      sql`SELECT duration_ms, artist_id, album_id FROM tracks WHERE id = ${trackId}`.pipe(
-        Effect.flatMap(decodeFirst(TrackFacts)),
-        orInternal("PlayRepository.trackFacts"),
-      )
-
-    const accountCreatedAt = (userId: UserId) =>
-      sql<{ created_at: Date }>`SELECT created_at FROM users WHERE id = ${userId}`.pipe(
-        Effect.map((rows) => Option.fromNullable(rows[0]?.created_at)),
-        orInternal("PlayRepository.accountCreatedAt"),
-      )
 
     /** Serialises one user's play writes, so "a new play closes the open one" holds under concurrency. */
     const lockUser = (userId: UserId) =>
@@ -108,27 +180,6 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
           duration_played_ms = ${end.durationPlayedMs}, skipped = ${end.skipped}, completion = ${end.completion}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("PlayRepository.finish"))
 
-    /** The pick kind of a track in the user's current snapshot of a system playlist; None when absent. */
-    const snapshotPickKind = (userId: UserId, variant: string, trackId: TrackId) =>
-      sql<{ pick_kind: string | null }>`
-        SELECT pt.pick_kind FROM playlists p JOIN playlist_tracks pt ON pt.playlist_id = p.id
-        WHERE p.owner_id = ${userId} AND p.system_variant = ${variant} AND pt.track_id = ${trackId}
-        ORDER BY pt.position LIMIT 1`.pipe(
-        Effect.flatMap((rows) => Schema.decodeUnknown(Schema.NullOr(PickKind))(rows[0]?.pick_kind ?? null)),
-        orInternal("PlayRepository.snapshotPickKind"),
-      )
-
-    /** The rotation state's set stays unique. */
-    const appendRotation = (userId: UserId, kind: string, trackId: TrackId, now: Date) =>
-      sql`
-        INSERT INTO rotation_states (user_id, playlist_kind, played_track_ids, rotation_started_at, updated_at)
-        VALUES (${userId}, ${kind}, ARRAY[${trackId}]::uuid[], ${now}, ${now})
-        ON CONFLICT (user_id, playlist_kind) DO UPDATE SET
-          played_track_ids = CASE WHEN ${trackId}::uuid = ANY(rotation_states.played_track_ids)
-                                  THEN rotation_states.played_track_ids
-                                  ELSE rotation_states.played_track_ids || ${trackId}::uuid END,
-          updated_at = EXCLUDED.updated_at`.pipe(Effect.asVoid, orInternal("PlayRepository.appendRotation"))
-
     /** Newest first, keyset-paged on (started_at, id). */
     const history = (userId: UserId, before: { startedAt: Date; id: string } | null, limit: number) =>
       (before === null
@@ -147,6 +198,77 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
         orInternal("PlayRepository.topTracks"),
       )
 
+    /** Albums by unskipped plays, most first (ties: most recent first). */
+    const mostPlayedAlbums = (user: UserId, limit: number) =>
+      sql<{ album_id: string }>`
+        SELECT p.album_id FROM play_events p JOIN albums a ON a.id = p.album_id
+        WHERE p.user_id = ${user} AND NOT p.skipped
+        GROUP BY p.album_id ORDER BY count(*) DESC, max(p.started_at) DESC, p.album_id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((row) => row.album_id)),
+        orInternal("PlayRepository.mostPlayedAlbums"),
+      )
+
+    /** Albums by their latest play, newest first. */
+    const lastPlayedAlbums = (user: UserId, limit: number) =>
+      sql<{ album_id: string }>`
+        SELECT p.album_id FROM play_events p JOIN albums a ON a.id = p.album_id
+        WHERE p.user_id = ${user}
+        GROUP BY p.album_id ORDER BY max(p.started_at) DESC, p.album_id LIMIT ${limit}`.pipe(
+        Effect.map((rows) => rows.map((row) => row.album_id)),
+        orInternal("PlayRepository.lastPlayedAlbums"),
+      )
+
+    const stats = (column: "album_id" | "artist_id", user: UserId) =>
+      sql<{ id: string; plays: number; last_played: Date }>`
+        SELECT p.${sql(column)} AS id, count(*) FILTER (WHERE NOT p.skipped)::int AS plays, max(p.started_at) AS last_played
+        FROM play_events p
+        WHERE p.user_id = ${user} AND p.${sql(column)} IS NOT NULL
+          AND EXISTS (SELECT 1 FROM ${sql(column === "album_id" ? "albums" : "artists")} e WHERE e.id = p.${sql(column)})
+        GROUP BY p.${sql(column)}`.pipe(
+        Effect.map((rows) =>
+          rows.map((row): PlayStat => ({ id: row.id, plays: row.plays, lastPlayedMs: row.last_played.getTime() })),
+        ),
+        orInternal("PlayRepository.stats"),
+      )
+
+    const albumStats = (user: UserId) => stats("album_id", user)
+    const artistStats = (user: UserId) => stats("artist_id", user)
+
+    /**
+     * All of a user's plays in time order, as columns (one row: ids comma-joined, the floats as float8 bytes,
+     * the skip flags as a 0/1 string, the nullable texts as arrays) — a NULL completion travels as NaN.
+     */
+    const tasteRows = (userId: UserId) =>
+      sql`
+        SELECT count(*)::int AS plays,
+               coalesce(string_agg(track_id::text, ','), '') AS track_ids,
+               coalesce(string_agg(float8send((extract(epoch FROM started_at) * 1000)::float8), ''::bytea), ''::bytea) AS started_at,
+               coalesce(string_agg(CASE WHEN skipped THEN '1' ELSE '0' END, ''), '') AS skipped,
+               coalesce(string_agg(float8send(coalesce(completion::float8, 'NaN')), ''::bytea), ''::bytea) AS completion,
+               coalesce(array_agg(device_class), '{}') AS device_class,
+               coalesce(array_agg(source), '{}') AS source,
+               coalesce(array_agg(pick_kind::text), '{}') AS pick_kind
+        FROM (SELECT * FROM play_events WHERE user_id = ${userId} ORDER BY started_at, id) p`.pipe(
+        Effect.flatMap((rows) => Schema.decodeUnknown(TasteAggregate)(rows[0])),
+        Effect.flatMap(tasteColumnsOf),
+        orInternal("PlayRepository.tasteRows"),
+      )
+
+    /** Unskipped plays per track by everyone since `since` (popularity and the Discover cross-user bucket). */
+    const playCountsSince = (since: Date) =>
+      sql<{ track_id: TrackId; plays: number }>`
+        SELECT track_id, count(*)::int AS plays FROM play_events
+        WHERE started_at >= ${since} AND NOT skipped GROUP BY track_id`.pipe(
+        orInternal("PlayRepository.playCountsSince"),
+      )
+
+    /** Every listener's unskipped plays per artist since `since` (co-listening similarity between artists). */
+    const artistPlaysByListener = (since: Date) =>
+      sql<{ user_id: string; artist_id: ArtistId; plays: number }>`
+        SELECT user_id, artist_id, count(*)::int AS plays FROM play_events
+        WHERE started_at >= ${since} AND NOT skipped AND artist_id IS NOT NULL
+        GROUP BY user_id, artist_id`.pipe(orInternal("PlayRepository.artistPlaysByListener"))
+
     /** Plays inside the metrics window. */
     const metricsRows = (userId: UserId, since: Date) =>
       sql`SELECT source, pick_kind, skipped, completion FROM play_events WHERE user_id = ${userId} AND started_at >= ${since}`.pipe(
@@ -154,19 +276,33 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
         orInternal("PlayRepository.metricsRows"),
       )
 
+    /** Every user's plays since `since` (recommendation trends; identity never leaves the server). */
+    const trendRowsSince = (since: Date) =>
+      sql`
+        SELECT user_id, artist_id, (extract(epoch FROM started_at) * 1000)::float8 AS started_at_ms, source, skipped,
+               completion::float8 AS completion
+        FROM play_events WHERE started_at >= ${since}`.pipe(
+        Effect.flatMap(decodeRows(TrendRow)),
+        orInternal("PlayRepository.trendRowsSince"),
+      )
+
     return {
-      trackFacts,
-      accountCreatedAt,
       lockUser,
       closeOpen,
       insert,
       find,
       finish,
-      snapshotPickKind,
-      appendRotation,
       history,
       topTracks,
+      mostPlayedAlbums,
+      lastPlayedAlbums,
+      albumStats,
+      artistStats,
       metricsRows,
+      tasteRows,
+      playCountsSince,
+      artistPlaysByListener,
+      trendRowsSince,
     } as const
   }),
 }) {}

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   type ArtistId,
   clampClientTime,
+  clampLimit,
   clampPlayedMs,
   completionOf,
   isSkip,
@@ -17,17 +18,16 @@ import {
   PlayHistoryItem,
   type PlayOffline,
   type PlayStarted,
-  RecommendationMetrics,
   TOP_TRACKS_LIMIT,
   TopTracks,
-  TrackId,
   type UserId,
 } from "@tonearm/core"
-import { metricsWindowDays, rollUpMetrics } from "@tonearm/recommend"
 import { DateTime, Effect, Either, Encoding, Option } from "effect"
-import { currentDate, daysBefore } from "../clock.js"
+import { AccountsService } from "../accounts/index.js"
+import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { LibraryService } from "../library/index.js"
+import { PlaylistsService } from "../playlists/index.js"
 import { PlayRepository } from "./PlayRepository.js"
 
 const sourceOf = (raw: string | null | undefined) => {
@@ -55,23 +55,19 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
   effect: Effect.gen(function* () {
     const plays = yield* PlayRepository
     const library = yield* LibraryService
+    const accounts = yield* AccountsService
+    const playlists = yield* PlaylistsService
     const sql = yield* SqlClient.SqlClient
 
     const trackFacts = (trackId: PlayStarted["track_id"]) =>
-      Effect.flatMap(plays.trackFacts(trackId), (facts) =>
-        Option.match(facts, {
-          onNone: () => Effect.fail(new NotFound({ message: "no such track" })),
-          onSome: Effect.succeed,
-        }),
+      Effect.flatMap(library.tracksByIds([trackId]), ([track]) =>
+        track === undefined ? Effect.fail(new NotFound({ message: "no such track" })) : Effect.succeed(track),
       )
 
     /** Stamps the pick kind and advances the rotation when the source is a system snapshot. */
     const systemSource = (userId: UserId, source: string | null, trackId: PlayStarted["track_id"], now: Date) =>
       source !== null && isSystemVariant(source)
-        ? Effect.gen(function* () {
-            yield* plays.appendRotation(userId, source, trackId, now)
-            return yield* plays.snapshotPickKind(userId, source, trackId)
-          })
+        ? playlists.recordSystemPlay(userId, source, trackId, now)
         : Effect.succeed(null)
 
     /**
@@ -93,7 +89,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       Effect.gen(function* () {
         const facts = yield* trackFacts(event.track_id)
         const now = yield* currentDate
-        const created = Option.getOrElse(yield* plays.accountCreatedAt(userId), () => now)
+        const created = Option.getOrElse(yield* accounts.accountCreatedAt(userId), () => now)
         const { startedAt, playedMs } = timing(facts, now, created)
         const source = sourceOf(event.source)
         return yield* Effect.gen(function* () {
@@ -166,7 +162,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       userId: UserId,
       query: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
     ) {
-      const limit = Math.min(PLAY_HISTORY_MAX, Math.max(1, query.limit ?? PLAY_HISTORY_DEFAULT))
+      const limit = clampLimit(query.limit, PLAY_HISTORY_DEFAULT, PLAY_HISTORY_MAX)
       const rows = yield* plays.history(userId, historyCursor.decode(query.cursor), limit + 1)
       const page = rows.slice(0, limit)
       const last = page.at(-1)
@@ -175,7 +171,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
           (row) =>
             new PlayHistoryItem({
               id: row.id,
-              track_id: TrackId.make(row.track_id),
+              track_id: row.track_id,
               started_at: row.started_at,
               duration_played_ms: row.duration_played_ms,
               skipped: row.skipped,
@@ -200,14 +196,30 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       })
     })
 
-    /** Per-source outcomes over the window (Metrics rules), rolled up by the pure function in recommend. */
-    const metrics = Effect.fn("PlaysService.metrics")(function* (userId: UserId, days: number | undefined) {
-      const windowDays = metricsWindowDays(days)
-      const rows = yield* plays.metricsRows(userId, daysBefore(yield* currentDate, windowDays))
-      return new RecommendationMetrics(rollUpMetrics(rows, windowDays))
-    })
+    /** Each play's source, pick kind and outcome since `since`: what recommendation metrics roll up. */
+    const outcomesSince = (userId: UserId, since: Date) => plays.metricsRows(userId, since)
 
-    return { report, history, topTracks, metrics } as const
+    /** What Home shows of the user's listening: albums most and last played, and play stats for Rediscover. */
+    const mostPlayedAlbums = (userId: UserId, limit: number) => plays.mostPlayedAlbums(userId, limit)
+    const lastPlayedAlbums = (userId: UserId, limit: number) => plays.lastPlayedAlbums(userId, limit)
+    const albumStats = (userId: UserId) => plays.albumStats(userId)
+    const artistStats = (userId: UserId) => plays.artistStats(userId)
+
+    return {
+      report,
+      history,
+      topTracks,
+      outcomesSince,
+      tasteRows: plays.tasteRows,
+      playCountsSince: plays.playCountsSince,
+      artistPlaysByListener: plays.artistPlaysByListener,
+      /** Every user's plays since a date, for the admin trends. */
+      trendRowsSince: plays.trendRowsSince,
+      mostPlayedAlbums,
+      lastPlayedAlbums,
+      albumStats,
+      artistStats,
+    } as const
   }),
   dependencies: [PlayRepository.Default],
 }) {}

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import * as path from "node:path"
-import { type AlbumId, NotFound, type PlaylistId, type UserId } from "@tonearm/core"
+import { type AlbumId, ifNoneMatchHits, NotFound, type PlaylistId, type UserId } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import sharp from "sharp"
 import { TonearmConfig } from "../config/TonearmConfig.js"
@@ -50,7 +50,7 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
         .digest("base64url")
         .slice(0, 32)
       const etag = `"${key}"`
-      if (ifNoneMatch?.split(",").some((tag) => tag.trim() === etag)) return { _tag: "NotModified", etag } as const
+      if (ifNoneMatchHits(ifNoneMatch, etag)) return { _tag: "NotModified", etag } as const
       const bytes = yield* Effect.tryPromise(() =>
         cachedFile(cacheDir, `${key}.jpg`, async () =>
           images.length === 1

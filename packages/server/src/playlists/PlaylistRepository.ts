@@ -1,32 +1,44 @@
 import { SqlClient } from "@effect/sql"
-import { PickKind, PlaylistEntryId, PlaylistId, TrackId, UserId } from "@tonearm/core"
-import { Effect, Schema } from "effect"
+import {
+  type AlbumId,
+  PickKind,
+  PlaylistDetail,
+  PlaylistEntry,
+  type PlaylistEntryId,
+  PlaylistId,
+  PlaylistRowFields,
+  type SystemVariant,
+  TrackId,
+  UserId,
+} from "@tonearm/core"
+import { Effect, Schema, Struct } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
+/** A playlist row: the wire row view (less the derived `refreshable`) with its owner and description. */
 export const PlaylistRecord = Schema.Struct({
-  id: PlaylistId,
+  ...Struct.omit(PlaylistRowFields, "refreshable", "locked"),
   owner_id: UserId,
-  name: Schema.String,
-  description: Schema.NullOr(Schema.String),
-  system_variant: Schema.NullOr(Schema.String),
+  description: PlaylistDetail.fields.description,
   updated_at: Schema.DateTimeUtcFromDate,
-  track_count: Schema.Number,
-  duration_ms: Schema.Number,
 })
 export type PlaylistRecord = typeof PlaylistRecord.Type
 
-export const EntryRecord = Schema.Struct({
-  entry_id: PlaylistEntryId,
-  track_id: Schema.String,
-  position: Schema.Number,
-  pick_kind: Schema.NullOr(PickKind),
-})
+/** An entry row: the wire entry with the track's id where the wire has the track. */
+export const EntryRecord = Schema.Struct({ ...Struct.omit(PlaylistEntry.fields, "track"), track_id: TrackId })
 export type EntryRecord = typeof EntryRecord.Type
+
+/** One system playlist as a rebuild writes it; a withheld mix has a `lockedReason` and no picks. */
+export interface SystemSnapshot {
+  readonly variant: SystemVariant
+  readonly name: string
+  readonly lockedReason: string | null
+  readonly picks: ReadonlyArray<{ readonly track_id: TrackId; readonly pick_kind: PickKind | null }>
+}
 
 /** Counts only entries whose track is still in the library. */
 const SELECT_PLAYLIST = `
-  SELECT p.id, p.owner_id, p.name, p.description, p.system_variant, p.updated_at,
+  SELECT p.id, p.owner_id, p.name, p.description, p.system_variant, p.locked_reason, p.updated_at,
          count(t.id)::int AS track_count, COALESCE(sum(t.duration_ms), 0)::float8 AS duration_ms
   FROM playlists p
   LEFT JOIN playlist_tracks pt ON pt.playlist_id = p.id
@@ -50,7 +62,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         orInternal("PlaylistRepository.find"),
       )
 
-    const findSystem = (ownerId: UserId, variant: string) =>
+    const findSystem = (ownerId: UserId, variant: SystemVariant) =>
       sql`${select} WHERE p.owner_id = ${ownerId} AND p.system_variant = ${variant} GROUP BY p.id`.pipe(
         Effect.flatMap(decodeFirst(PlaylistRecord)),
         orInternal("PlaylistRepository.findSystem"),
@@ -60,7 +72,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       readonly ownerId: UserId
       readonly name: string
       readonly description: string | null
-      readonly systemVariant: string | null
+      readonly systemVariant: SystemVariant | null
       readonly now: Date
     }) =>
       sql<{ id: string }>`
@@ -68,7 +80,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         VALUES (${input.ownerId}, ${input.name}, ${input.description}, ${input.systemVariant}, ${input.now}, ${input.now})
         ON CONFLICT DO NOTHING
         RETURNING id`.pipe(
-        Effect.map((rows) => rows[0]?.id),
+        Effect.flatMap((rows) => Schema.decodeUnknown(Schema.UndefinedOr(PlaylistId))(rows[0]?.id)),
         orInternal("PlaylistRepository.insert"),
       )
 
@@ -119,8 +131,8 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
     const writeEntries = (
       id: PlaylistId,
       ordered: ReadonlyArray<{
-        readonly entry_id?: string
-        readonly track_id: string
+        readonly entry_id?: PlaylistEntryId
+        readonly track_id: TrackId
         readonly pick_kind: PickKind | null
       }>,
       now: Date,
@@ -143,7 +155,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
 
     /** Distinct albums with a cover, in playlist order. */
     const coverAlbums = (id: PlaylistId, limit: number) =>
-      sql<{ album_id: string }>`
+      sql<{ album_id: AlbumId }>`
         SELECT album_id FROM (
           SELECT t.album_id, min(pt.position) AS first FROM playlist_tracks pt
           JOIN tracks t ON t.id = pt.track_id JOIN albums a ON a.id = t.album_id
@@ -154,7 +166,28 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         orInternal("PlaylistRepository.coverAlbums"),
       )
 
-    const rotationState = (userId: UserId, kind: string) =>
+    /** The pick kind of a track in the user's current snapshot of a system playlist; None when absent. */
+    const snapshotPickKind = (userId: UserId, variant: SystemVariant, trackId: TrackId) =>
+      sql<{ pick_kind: string | null }>`
+        SELECT pt.pick_kind FROM playlists p JOIN playlist_tracks pt ON pt.playlist_id = p.id
+        WHERE p.owner_id = ${userId} AND p.system_variant = ${variant} AND pt.track_id = ${trackId}
+        ORDER BY pt.position LIMIT 1`.pipe(
+        Effect.flatMap((rows) => Schema.decodeUnknown(Schema.NullOr(PickKind))(rows[0]?.pick_kind ?? null)),
+        orInternal("PlaylistRepository.snapshotPickKind"),
+      )
+
+    /** The rotation state's set stays unique. */
+    const appendRotation = (userId: UserId, kind: SystemVariant, trackId: TrackId, now: Date) =>
+      sql`
+        INSERT INTO rotation_states (user_id, playlist_kind, played_track_ids, rotation_started_at, updated_at)
+        VALUES (${userId}, ${kind}, ARRAY[${trackId}]::uuid[], ${now}, ${now})
+        ON CONFLICT (user_id, playlist_kind) DO UPDATE SET
+          played_track_ids = CASE WHEN ${trackId}::uuid = ANY(rotation_states.played_track_ids)
+                                  THEN rotation_states.played_track_ids
+                                  ELSE rotation_states.played_track_ids || ${trackId}::uuid END,
+          updated_at = EXCLUDED.updated_at`.pipe(Effect.asVoid, orInternal("PlaylistRepository.appendRotation"))
+
+    const rotationState = (userId: UserId, kind: SystemVariant) =>
       sql<{ played_track_ids: Array<string> }>`
         SELECT played_track_ids FROM rotation_states WHERE user_id = ${userId} AND playlist_kind = ${kind}`.pipe(
         Effect.map((rows) => new Set((rows[0]?.played_track_ids ?? []).map((id) => TrackId.make(id)))),
@@ -162,13 +195,89 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       )
 
     /** A full rotation: the state starts over. */
-    const resetRotation = (userId: UserId, kind: string, now: Date) =>
+    const resetRotation = (userId: UserId, kind: SystemVariant, now: Date) =>
       sql`
         UPDATE rotation_states SET played_track_ids = '{}', rotation_started_at = ${now}, updated_at = ${now}
         WHERE user_id = ${userId} AND playlist_kind = ${kind}`.pipe(
         Effect.asVoid,
         orInternal("PlaylistRepository.resetRotation"),
       )
+
+    /**
+     * Replaces the owner's system playlists with `snapshots` (inside the caller's transaction): each kind's
+     * row is upserted, its entries rewritten in place (entry i keeps the id entry i had, so a daily rebuild
+     * adds no rows to the sync log), and system playlists of kinds this rebuild no longer makes are deleted.
+     */
+    const replaceSystem = (ownerId: UserId, snapshots: ReadonlyArray<SystemSnapshot>, now: Date) =>
+      Effect.gen(function* () {
+        const before = yield* sql<{
+          id: PlaylistId
+          system_variant: string
+          entry_id: string | null
+          position: number | null
+        }>`
+          SELECT p.id, p.system_variant, pt.id AS entry_id, pt.position
+          FROM playlists p LEFT JOIN playlist_tracks pt ON pt.playlist_id = p.id
+          WHERE p.owner_id = ${ownerId} AND p.system_variant IS NOT NULL
+          ORDER BY p.id, pt.position, pt.id`
+        const oldEntries = new Map<string, Array<string>>()
+        for (const row of before) {
+          const list = oldEntries.get(row.system_variant) ?? []
+          if (row.entry_id !== null) list.push(row.entry_id)
+          oldEntries.set(row.system_variant, list)
+        }
+        const written = yield* sql<{ id: PlaylistId; system_variant: string }>`
+          INSERT INTO playlists (owner_id, name, description, system_variant, locked_reason, created_at, updated_at)
+          SELECT ${ownerId}, s.name, NULL, s.variant, s.locked_reason, ${now}, ${now}
+          FROM unnest(${snapshots.map((s) => s.variant)}::text[], ${snapshots.map((s) => s.name)}::text[],
+                      ${snapshots.map((s) => s.lockedReason)}::text[]) AS s (variant, name, locked_reason)
+          ON CONFLICT (owner_id, system_variant) WHERE system_variant IS NOT NULL DO UPDATE SET
+            name = EXCLUDED.name, locked_reason = EXCLUDED.locked_reason, updated_at = EXCLUDED.updated_at
+          RETURNING id, system_variant`
+        const idOf = new Map(written.map((row) => [row.system_variant, row.id]))
+        const entryIds: Array<string | null> = []
+        const entryPlaylists: Array<string> = []
+        const entryTracks: Array<string> = []
+        const entryPositions: Array<number> = []
+        const entryKinds: Array<string | null> = []
+        const removedEntries: Array<string> = []
+        for (const snapshot of snapshots) {
+          const reuse = oldEntries.get(snapshot.variant) ?? []
+          snapshot.picks.forEach((pick, position) => {
+            entryIds.push(reuse[position] ?? null)
+            entryPlaylists.push(idOf.get(snapshot.variant)!)
+            entryTracks.push(pick.track_id)
+            entryPositions.push(position)
+            entryKinds.push(pick.pick_kind)
+          })
+          removedEntries.push(...reuse.slice(snapshot.picks.length))
+        }
+        const kept = new Set<string>(snapshots.map((s) => s.variant))
+        const stale = [...new Set(before.filter((row) => !kept.has(row.system_variant)).map((row) => row.id))]
+        for (const row of before)
+          if (!kept.has(row.system_variant) && row.entry_id !== null) removedEntries.push(row.entry_id)
+        if (removedEntries.length > 0) yield* sql`DELETE FROM playlist_tracks WHERE id = ANY(${removedEntries}::uuid[])`
+        if (stale.length > 0) yield* sql`DELETE FROM playlists WHERE id = ANY(${stale}::uuid[])`
+        const entries =
+          entryTracks.length === 0
+            ? []
+            : yield* sql<{ id: string }>`
+                INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, added_at)
+                SELECT COALESCE(e.id, gen_random_uuid()), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
+                FROM unnest(${entryIds}::uuid[], ${entryPlaylists}::uuid[], ${entryTracks}::uuid[],
+                            ${entryPositions}::int[], ${entryKinds}::text[])
+                     AS e (id, playlist_id, track_id, position, pick_kind)
+                ON CONFLICT (id) DO UPDATE SET
+                  track_id = EXCLUDED.track_id, position = EXCLUDED.position, pick_kind = EXCLUDED.pick_kind,
+                  added_at = EXCLUDED.added_at
+                RETURNING id`
+        return {
+          playlists: written.map((row) => row.id),
+          deletedPlaylists: stale,
+          entries: entries.map((row) => row.id),
+          deletedEntries: removedEntries,
+        }
+      }).pipe(orInternal("PlaylistRepository.replaceSystem"))
 
     const byIds = (ownerId: UserId, ids: ReadonlyArray<string>) =>
       sql`${select} WHERE p.owner_id = ${ownerId} AND p.id = ANY(${[...ids]}::uuid[]) GROUP BY p.id`.pipe(
@@ -198,6 +307,9 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       missingTracks,
       writeEntries,
       coverAlbums,
+      replaceSystem,
+      snapshotPickKind,
+      appendRotation,
       rotationState,
       resetRotation,
     } as const

@@ -1,6 +1,7 @@
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import { CurrentSession, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
+import { conditionalImage } from "../http/conditionalImage.js"
 import { PlaylistCover } from "./PlaylistCover.js"
 import { PlaylistsService } from "./PlaylistsService.js"
 
@@ -28,16 +29,10 @@ export const PlaylistsHttpLive = HttpApiBuilder.group(TonearmApi, "playlists", (
       .handle("reorder", ({ path, payload }) =>
         Effect.flatMap(me, (user) => playlists.reorder(user, path.id, payload.entry_ids)),
       )
-      .handle("systemShuffle", ({ path }) => Effect.flatMap(me, (user) => playlists.systemShuffle(user, path.kind)))
       .handle("cover", ({ path }) =>
-        Effect.gen(function* () {
-          const request = yield* HttpServerRequest.HttpServerRequest
-          const cover = yield* covers.collage(yield* me, path.id, request.headers["if-none-match"])
-          const headers = { etag: cover.etag, "cache-control": COLLAGE_CACHE_CONTROL }
-          return cover._tag === "NotModified"
-            ? HttpServerResponse.empty({ status: 304, headers })
-            : HttpServerResponse.uint8Array(cover.bytes, { contentType: "image/jpeg", headers })
-        }),
+        Effect.flatMap(me, (user) =>
+          conditionalImage(COLLAGE_CACHE_CONTROL, (ifNoneMatch) => covers.collage(user, path.id, ifNoneMatch)),
+        ),
       )
   }),
 )

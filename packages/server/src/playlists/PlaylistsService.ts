@@ -4,28 +4,28 @@ import {
   isSingletonKind,
   type NewPlaylist,
   NotFound,
-  NotRefreshable,
   PlaylistDetail,
   PlaylistEntry,
   type PlaylistEntryId,
   type PlaylistId,
   type PlaylistPatch,
   PlaylistRow,
-  TrackId,
+  type SingletonSystemKind,
+  type SystemVariant,
+  type TrackId,
   type UserId,
 } from "@tonearm/core"
-import { rotationShuffle } from "@tonearm/recommend"
 import { Effect, Option } from "effect"
-import { type Change, ChangeLog } from "../changes/ChangeLog.js"
+import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
-import { type EntryRecord, type PlaylistRecord, PlaylistRepository } from "./PlaylistRepository.js"
+import { type EntryRecord, type PlaylistRecord, PlaylistRepository, type SystemSnapshot } from "./PlaylistRepository.js"
 import { ensureEditable, ensureOwned } from "./PlaylistsPolicy.js"
 
 /** Display names of the singleton system playlists, when one is created before its first build. */
-const SYSTEM_NAMES: Record<string, string> = { for_you: "For You", discover: "Discover" }
+const SYSTEM_NAMES: Record<SingletonSystemKind, string> = { for_you: "For You", discover: "Discover" }
 
 const toRow = (playlist: PlaylistRecord) =>
   new PlaylistRow({
@@ -35,6 +35,8 @@ const toRow = (playlist: PlaylistRecord) =>
     duration_ms: playlist.duration_ms,
     system_variant: playlist.system_variant,
     refreshable: playlist.system_variant !== null && isSingletonKind(playlist.system_variant),
+    locked: playlist.locked_reason !== null,
+    locked_reason: playlist.locked_reason,
     updated_at: playlist.updated_at,
   })
 
@@ -87,22 +89,20 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
     /** Writes entries, logs the changes and stamps the playlist, in one transaction. */
     const saveEntries = (
       playlist: PlaylistRecord,
-      ordered: ReadonlyArray<{ entry_id?: string; track_id: string; pick_kind: EntryRecord["pick_kind"] }>,
+      ordered: ReadonlyArray<{ entry_id?: PlaylistEntryId; track_id: TrackId; pick_kind: EntryRecord["pick_kind"] }>,
     ) =>
       Effect.gen(function* () {
         const now = yield* currentDate
         const { removed, written } = yield* playlists.writeEntries(playlist.id, ordered, now)
         yield* playlists.touch(playlist.id, now)
-        const logged: Array<Change> = [
-          { entity: "playlist", entityId: playlist.id, scope: playlist.owner_id, operation: "upsert" },
-          ...written.map(
-            (id): Change => ({ entity: "playlist_track", entityId: id, scope: playlist.owner_id, operation: "upsert" }),
-          ),
-          ...removed.map(
-            (id): Change => ({ entity: "playlist_track", entityId: id, scope: playlist.owner_id, operation: "delete" }),
-          ),
-        ]
-        yield* changes.record(logged, now)
+        yield* changes.record(
+          [
+            ...changesOf("playlist", "upsert", [playlist.id], playlist.owner_id),
+            ...changesOf("playlist_track", "upsert", written, playlist.owner_id),
+            ...changesOf("playlist_track", "delete", removed, playlist.owner_id),
+          ],
+          now,
+        )
       })
 
     const list = Effect.fn("PlaylistsService.list")(function* (user: UserId) {
@@ -124,7 +124,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
           description: input.description ?? null,
           systemVariant: null,
           now,
-        })) as PlaylistId
+        }))!
         const playlist = yield* load(created)
         yield* saveEntries(
           playlist,
@@ -141,7 +141,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       yield* Effect.gen(function* () {
         const now = yield* currentDate
         yield* playlists.update(id, patch, now)
-        yield* changes.record([{ entity: "playlist", entityId: id, scope: user, operation: "upsert" }], now)
+        yield* changes.record(changesOf("playlist", "upsert", [id], user), now)
       }).pipe(sql.withTransaction, orInternal("PlaylistsService.update"))
       yield* events.publish("playlist.updated", user, { playlist_id: id })
       return yield* detailOf(yield* load(playlist.id))
@@ -153,12 +153,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
         const now = yield* currentDate
         const entries = yield* playlists.remove(id)
         yield* changes.record(
-          [
-            { entity: "playlist", entityId: id, scope: user, operation: "delete" },
-            ...entries.map(
-              (entry): Change => ({ entity: "playlist_track", entityId: entry, scope: user, operation: "delete" }),
-            ),
-          ],
+          [...changesOf("playlist", "delete", [id], user), ...changesOf("playlist_track", "delete", entries, user)],
           now,
         )
       }).pipe(sql.withTransaction, orInternal("PlaylistsService.remove"))
@@ -172,7 +167,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       edit: (
         entries: ReadonlyArray<EntryRecord>,
       ) => Effect.Effect<
-        ReadonlyArray<{ entry_id?: string; track_id: string; pick_kind: EntryRecord["pick_kind"] }>,
+        ReadonlyArray<{ entry_id?: PlaylistEntryId; track_id: TrackId; pick_kind: EntryRecord["pick_kind"] }>,
         InvalidRequest | NotFound
       >,
     ) =>
@@ -233,37 +228,51 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       })
     })
 
+    /** The user's singleton system playlist of `kind`, made empty if it was never built. */
+    const systemPlaylist = (user: UserId, kind: SingletonSystemKind) =>
+      Effect.gen(function* () {
+        const existing = yield* playlists.findSystem(user, kind)
+        if (Option.isSome(existing)) return existing.value
+        yield* playlists.insert({
+          ownerId: user,
+          name: SYSTEM_NAMES[kind],
+          description: null,
+          systemVariant: kind,
+          now: yield* currentDate,
+        })
+        return Option.getOrThrow(yield* playlists.findSystem(user, kind))
+      })
+
+    /** Replaces the user's system playlists (joins the caller's transaction) and logs them for sync. */
+    const replaceSystemPlaylists = (user: UserId, snapshots: ReadonlyArray<SystemSnapshot>) =>
+      Effect.gen(function* () {
+        const now = yield* currentDate
+        const written = yield* playlists.replaceSystem(user, snapshots, now)
+        yield* changes.record(
+          [
+            ...changesOf("playlist", "upsert", written.playlists, user),
+            ...changesOf("playlist", "delete", written.deletedPlaylists, user),
+            ...changesOf("playlist_track", "upsert", written.entries, user),
+            ...changesOf("playlist_track", "delete", written.deletedEntries, user),
+          ],
+          now,
+        )
+      })
+
+    const rotationState = (user: UserId, kind: SystemVariant) => playlists.rotationState(user, kind)
+    const resetRotation = (user: UserId, kind: SystemVariant) =>
+      Effect.flatMap(currentDate, (now) => playlists.resetRotation(user, kind, now))
+
     /**
-     * A singleton system playlist in rotation order: unheard this rotation (shuffled), then heard (shuffled);
-     * when every track was heard, the rotation state resets and the whole list is reshuffled. An absent or
-     * empty snapshot answers an empty list.
+     * A play whose source is a system kind: the track joins that kind's rotation state, and the play takes
+     * the pick kind of the track's row in the user's current snapshot (null when absent). Runs in the
+     * caller's transaction.
      */
-    const systemShuffle = Effect.fn("PlaylistsService.systemShuffle")(function* (user: UserId, kind: string) {
-      if (!isSingletonKind(kind)) {
-        return yield* new NotRefreshable({ message: `${kind} is not a refreshable system playlist` })
-      }
-      const existing = yield* playlists.findSystem(user, kind)
-      const playlist = Option.isSome(existing)
-        ? existing.value
-        : yield* Effect.gen(function* () {
-            yield* playlists.insert({
-              ownerId: user,
-              name: SYSTEM_NAMES[kind] ?? kind,
-              description: null,
-              systemVariant: kind,
-              now: yield* currentDate,
-            })
-            return Option.getOrThrow(yield* playlists.findSystem(user, kind))
-          })
-      const entries = yield* playlists.entries(playlist.id)
-      const heard = yield* playlists.rotationState(user, kind)
-      const { tracks: ordered, reset } = yield* rotationShuffle(
-        entries.map((entry) => ({ ...entry, track_id: TrackId.make(entry.track_id) })),
-        heard,
-      )
-      if (reset) yield* playlists.resetRotation(user, kind, yield* currentDate)
-      return yield* detailOf(playlist, ordered)
-    })
+    const recordSystemPlay = (user: UserId, variant: SystemVariant, trackId: TrackId, now: Date) =>
+      Effect.gen(function* () {
+        yield* playlists.appendRotation(user, variant, trackId, now)
+        return yield* playlists.snapshotPickKind(user, variant, trackId)
+      })
 
     /** The caller's playlists among these ids, as row views (library sync). */
     const rowsByIds = (user: UserId, ids: ReadonlyArray<string>) =>
@@ -280,7 +289,12 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       addTracks,
       removeEntries,
       reorder,
-      systemShuffle,
+      systemPlaylist,
+      detail: detailOf,
+      replaceSystemPlaylists,
+      rotationState,
+      resetRotation,
+      recordSystemPlay,
       rowsByIds,
       entriesByIds,
     } as const

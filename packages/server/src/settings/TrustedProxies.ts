@@ -8,15 +8,10 @@ import {
 } from "@tonearm/core"
 import { Cause, Effect, Option } from "effect"
 import { currentDate } from "../clock.js"
+import type { ConnectionFacts } from "../http/connection.js"
 import { SettingsRepository } from "./SettingsRepository.js"
 
 const HOPS_KEY = "trusted_proxy_hops"
-
-/** The connection facts the trusted-hop model needs, free of any HTTP type. */
-export interface ConnectionFacts {
-  readonly forwardedFor: string | ReadonlyArray<string> | undefined
-  readonly socketPeer: string | undefined
-}
 
 /** The operator's hop setting, read at every request (spec Authentication 5). */
 export class TrustedProxies extends Effect.Service<TrustedProxies>()("@tonearm/server/TrustedProxies", {

@@ -1,2 +1,3 @@
-export { type ConnectionFacts, TrustedProxies } from "./TrustedProxies.js"
+export { currentClient } from "./currentClient.js"
+export { TrustedProxies } from "./TrustedProxies.js"
 export { TrustedProxiesHttpLive } from "./TrustedProxiesHttp.js"

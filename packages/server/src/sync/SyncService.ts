@@ -1,20 +1,21 @@
 import {
+  clampLimit,
   decodeSyncCursor,
   encodeSyncCursor,
   InvalidRequest,
   SYNC_PAGE_DEFAULT,
   SYNC_PAGE_MAX,
   SyncDeletes,
+  type SyncEntity,
   SyncPage,
   SyncUpserts,
   type UserId,
 } from "@tonearm/core"
 import { Effect } from "effect"
-import type { SyncEntity } from "../changes/ChangeLog.js"
+import { ChangeLog } from "../changes/index.js"
 import { LibraryService } from "../library/index.js"
 import { LikesService } from "../listening/index.js"
 import { PlaylistsService } from "../playlists/index.js"
-import { SyncRepository } from "./SyncRepository.js"
 
 const emptyIds = (): Record<SyncEntity, Array<string>> => ({
   artist: [],
@@ -34,7 +35,7 @@ const emptyIds = (): Record<SyncEntity, Array<string>> => ({
  */
 export class SyncService extends Effect.Service<SyncService>()("@tonearm/server/SyncService", {
   effect: Effect.gen(function* () {
-    const changes = yield* SyncRepository
+    const changes = yield* ChangeLog
     const library = yield* LibraryService
     const likes = yield* LikesService
     const playlists = yield* PlaylistsService
@@ -50,7 +51,7 @@ export class SyncService extends Effect.Service<SyncService>()("@tonearm/server/
     ) {
       const after = decodeSyncCursor(query.cursor)
       if (after === undefined) return yield* new InvalidRequest({ message: "cursor: not a cursor this server issued" })
-      const limit = Math.min(SYNC_PAGE_MAX, Math.max(1, query.limit ?? SYNC_PAGE_DEFAULT))
+      const limit = clampLimit(query.limit, SYNC_PAGE_DEFAULT, SYNC_PAGE_MAX)
       const rows = yield* changes.changesAfter(user, after, limit + 1)
       const batch = rows.slice(0, limit)
       const upsertIds = emptyIds()
@@ -143,5 +144,4 @@ export class SyncService extends Effect.Service<SyncService>()("@tonearm/server/
 
     return { page } as const
   }),
-  dependencies: [SyncRepository.Default],
 }) {}

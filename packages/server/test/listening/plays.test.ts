@@ -267,14 +267,14 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("per-source metrics: window default 30 days, capped at 365, families and a baseline", () =>
       Effect.gen(function* () {
-        const metrics = yield* alice.client.plays.metrics({ urlParams: {} })
+        const metrics = yield* alice.client.recommendations.metrics({ urlParams: {} })
         expect(metrics.window_days).toBe(30)
         expect(metrics.baseline.plays).toBeGreaterThan(0)
         const discovery = metrics.rows.find((row) => row.family === "discovery")
         expect(discovery?.plays).toBeGreaterThanOrEqual(3)
         expect(discovery?.low_confidence).toBe(true)
         expect(discovery!.breakdown.reduce((sum, row) => sum + row.plays, 0)).toBe(discovery!.plays)
-        expect((yield* alice.client.plays.metrics({ urlParams: { days: 10_000 } })).window_days).toBe(365)
+        expect((yield* alice.client.recommendations.metrics({ urlParams: { days: 10_000 } })).window_days).toBe(365)
       }),
     )
   },

@@ -53,7 +53,17 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         const list = yield* alice.client.playlists.list()
         expect(list.map((row) => row.id)).toEqual([detail.id])
         expect(Object.keys(list[0]!).sort()).toEqual(
-          ["duration_ms", "id", "name", "refreshable", "system_variant", "track_count", "updated_at"].sort(),
+          [
+            "duration_ms",
+            "id",
+            "locked",
+            "locked_reason",
+            "name",
+            "refreshable",
+            "system_variant",
+            "track_count",
+            "updated_at",
+          ].sort(),
         )
       }),
     )
@@ -173,7 +183,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("an absent or empty singleton snapshot shuffles to 200 with no tracks", () =>
       Effect.gen(function* () {
-        const shuffled = yield* bob.client.playlists.systemShuffle({ path: { kind: "discover" } })
+        const shuffled = yield* bob.client.systemPlaylists.shuffle({ path: { kind: "discover" } })
         expect(shuffled).toMatchObject({ system_variant: "discover", refreshable: true, tracks: [] })
       }),
     )
@@ -195,7 +205,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
             payload: { type: "play_started", track_id: track, client_id: "c", source: "for_you" },
           })
         }
-        const first = yield* alice.client.playlists.systemShuffle({ path: { kind: "for_you" } })
+        const first = yield* alice.client.systemPlaylists.shuffle({ path: { kind: "for_you" } })
         expect(first.tracks).toHaveLength(6)
         expect(new Set(titles(first).slice(4))).toEqual(new Set(heard))
         expect(new Set(titles(first).slice(0, 4))).toEqual(
@@ -210,7 +220,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
             payload: { type: "play_started", track_id: track.id, client_id: "c", source: "for_you" },
           })
         }
-        const reset = yield* alice.client.playlists.systemShuffle({ path: { kind: "for_you" } })
+        const reset = yield* alice.client.systemPlaylists.shuffle({ path: { kind: "for_you" } })
         expect(new Set(titles(reset))).toEqual(new Set(snapshot.map((t) => t.id)))
         const [state] = yield* sql<{ played_track_ids: Array<string> }>`
         SELECT played_track_ids FROM rotation_states WHERE user_id = ${alice.user.id} AND playlist_kind = 'for_you'`
@@ -218,7 +228,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         // Shuffles vary per call.
         const orders = new Set<string>()
         for (let i = 0; i < 8; i++)
-          orders.add(titles(yield* alice.client.playlists.systemShuffle({ path: { kind: "for_you" } })).join())
+          orders.add(titles(yield* alice.client.systemPlaylists.shuffle({ path: { kind: "for_you" } })).join())
         expect(orders.size).toBeGreaterThan(1)
       }),
     )

@@ -5,7 +5,12 @@ import * as path from "node:path"
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
-import { DEFAULT_MAX_BODY_BYTES, TonearmConfig, type TonearmSettings } from "../../src/config/TonearmConfig.js"
+import {
+  DEFAULT_MAX_BODY_BYTES,
+  RADIO_DEFAULTS,
+  TonearmConfig,
+  type TonearmSettings,
+} from "../../src/config/TonearmConfig.js"
 import { HttpAppLive } from "../../src/main.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
@@ -28,6 +33,7 @@ export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
           clientApkDir: path.join(dataDir, "client"),
           maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
           sseHeartbeatSeconds: 15,
+          radio: RADIO_DEFAULTS,
           ...overrides,
         } satisfies TonearmSettings
       }),

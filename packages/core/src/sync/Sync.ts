@@ -1,6 +1,23 @@
 import { Either, Encoding, Schema } from "effect"
+import { AlbumRef, Artist, Track } from "../library/Library.js"
 import { PlaylistRow } from "../playlists/Playlists.js"
-import { AlbumRef, Artist, Track } from "./Library.js"
+
+/** What the change log records and sync pages carry (spec "Library sync"). */
+export const SYNC_ENTITIES = [
+  "artist",
+  "album",
+  "track",
+  "playlist",
+  "like_track",
+  "like_album",
+  "like_artist",
+  "playlist_track",
+] as const
+export const SyncEntity = Schema.Literal(...SYNC_ENTITIES)
+export type SyncEntity = typeof SyncEntity.Type
+
+export const ChangeOperation = Schema.Literal("upsert", "delete")
+export type ChangeOperation = typeof ChangeOperation.Type
 
 /** Sync pages hold at most this many changed entities (contract leaves the size open). */
 export const SYNC_PAGE_DEFAULT = 500

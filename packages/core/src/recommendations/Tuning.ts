@@ -227,3 +227,43 @@ export const completionCurveAt = (curve: CompletionCurve, completion: number): n
   }
   return curve[curve.length - 1]!.y
 }
+
+/** PATCH /api/admin/recommendation-tuning: changed fields of one scope (validated by `applyTuningPatch`). */
+export const TuningPatchRequest = Schema.Struct({
+  scope: TuningScope,
+  changes: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+})
+
+export const TuningResetRequest = Schema.Struct({ scope: TuningScope })
+
+const scopeView = <A, I>(values: Schema.Schema<A, I>) => Schema.Struct({ current: values, shipped: values })
+
+/** GET: current and shipped values of every scope. */
+export class TuningView extends Schema.Class<TuningView>("TuningView")({
+  scopes: Schema.Struct({
+    radio: scopeView(WeightProfile),
+    daily_mix: scopeView(WeightProfile),
+    taste: scopeView(TasteTuning),
+    discovery: scopeView(DiscoveryTuning),
+  }),
+}) {}
+
+/** PATCH and reset answer the one scope they touched. */
+export const TuningScopeView = Schema.Union(
+  Schema.Struct({ scope: Schema.Literal("radio"), ...scopeView(WeightProfile).fields }),
+  Schema.Struct({ scope: Schema.Literal("daily_mix"), ...scopeView(WeightProfile).fields }),
+  Schema.Struct({ scope: Schema.Literal("taste"), ...scopeView(TasteTuning).fields }),
+  Schema.Struct({ scope: Schema.Literal("discovery"), ...scopeView(DiscoveryTuning).fields }),
+)
+export type TuningScopeView = typeof TuningScopeView.Type
+
+export const TuningDifferenceRow = Schema.Struct({ field: Schema.String, old: Schema.Unknown, new: Schema.Unknown })
+
+/** One audit row per change that changed something. `changed_by` is null when the admin was deleted since. */
+export class TuningAuditRow extends Schema.Class<TuningAuditRow>("TuningAuditRow")({
+  id: Schema.String,
+  scope: TuningScope,
+  changed_by: Schema.NullOr(Schema.String),
+  changed_at: Schema.DateTimeUtc,
+  diff: Schema.Array(TuningDifferenceRow),
+}) {}

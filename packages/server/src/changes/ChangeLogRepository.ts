@@ -1,0 +1,71 @@
+import { SqlClient } from "@effect/sql"
+import { ChangeOperation, SyncEntity, type UserId } from "@tonearm/core"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rows.js"
+import { orInternal } from "../db/sqlErrors.js"
+
+/** One entity's latest change. `scope` is the user it belongs to (likes, playlists); null for the shared library. */
+export interface Change {
+  readonly entity: SyncEntity
+  readonly entityId: string
+  readonly scope: UserId | null
+  readonly operation: ChangeOperation
+}
+
+/** Scope of shared library entities (artists, albums, tracks). */
+const SHARED_SCOPE = "00000000-0000-0000-0000-000000000000"
+
+/** Serialises change-log writers so sequence order is commit order: a sync cursor never skips a late commit. */
+const CHANGE_LOCK = "tonearm.changes"
+
+const ChangeRow = Schema.Struct({
+  entity: SyncEntity,
+  entity_id: Schema.String,
+  operation: ChangeOperation,
+  seq: Schema.NumberFromString,
+})
+export type ChangeRow = typeof ChangeRow.Type
+
+/**
+ * `library_changes`: one row per entity holding its latest change and a sequence number. Writing a change
+ * moves the entity to the end, so a client resuming from any cursor sees every entity that changed after
+ * it exactly once, in its latest state.
+ */
+export class ChangeLogRepository extends Effect.Service<ChangeLogRepository>()("@tonearm/server/ChangeLogRepository", {
+  effect: Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Joins the caller's transaction when there is one; the lock is held until that transaction ends. */
+    const record = (rows: ReadonlyArray<Change>, now: Date) =>
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext(${CHANGE_LOCK}))`
+        yield* sql`
+            INSERT INTO library_changes (entity, entity_id, scope, operation, seq, changed_at)
+            SELECT entity, entity_id, scope::uuid, operation, nextval('library_change_seq'), ${now}
+            FROM unnest(${rows.map((row) => row.entity)}::text[], ${rows.map((row) => row.entityId)}::text[],
+                        ${rows.map((row) => row.scope ?? SHARED_SCOPE)}::text[], ${rows.map((row) => row.operation)}::text[])
+                 AS change (entity, entity_id, scope, operation)
+            ON CONFLICT (entity, scope, entity_id) DO UPDATE SET
+              operation = EXCLUDED.operation, seq = EXCLUDED.seq, changed_at = EXCLUDED.changed_at`
+      }).pipe(sql.withTransaction, orInternal("ChangeLogRepository.record"))
+
+    /** The next changes a user may see (the shared library and their own), in commit order. */
+    const changesAfter = (user: UserId, seq: number, limit: number) =>
+      sql`
+          SELECT entity, entity_id, operation, seq FROM library_changes
+          WHERE seq > ${seq} AND scope IN (${SHARED_SCOPE}::uuid, ${user}::uuid)
+          ORDER BY seq LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(ChangeRow)),
+        orInternal("ChangeLogRepository.changesAfter"),
+      )
+
+    /** The latest change to the shared library: a version that moves whenever a track, album or artist does. */
+    const libraryVersion = sql<{ seq: string | null }>`
+      SELECT max(seq)::text AS seq FROM library_changes WHERE scope = ${SHARED_SCOPE}::uuid`.pipe(
+      Effect.map((rows) => rows[0]?.seq ?? "0"),
+      orInternal("ChangeLogRepository.libraryVersion"),
+    )
+
+    return { record, changesAfter, libraryVersion } as const
+  }),
+}) {}

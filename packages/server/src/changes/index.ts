@@ -1,0 +1,1 @@
+export { type Change, ChangeLog, changesOf } from "./ChangeLog.js"

@@ -1,0 +1,109 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { ChangeLog, changesOf } from "../../changes/index.js"
+import { currentDate } from "../../clock.js"
+import { orInternal } from "../../db/sqlErrors.js"
+import { CatalogRepository, type FolderState, type ScanErrorRow } from "../CatalogRepository.js"
+import { addFolder, emptyRows } from "../catalogRows.js"
+import type { ScannedFile } from "../scannedFile.js"
+import { changed, type KnownIndex } from "./plan.js"
+import type { ParsedFolder, ReadOutcome } from "./read.js"
+
+/** What one batch changed in the index. */
+export interface Written {
+  readonly added: number
+  readonly updated: number
+  readonly errors: number
+}
+
+const nothingWritten: Written = { added: 0, updated: 0, errors: 0 }
+
+const sum = (a: Written, b: Written): Written => ({
+  added: a.added + b.added,
+  updated: a.updated + b.updated,
+  errors: a.errors + b.errors,
+})
+
+/** A folder whose rows the database refused: its files are recorded as scan errors instead. */
+export const asErrors = (one: ParsedFolder): ParsedFolder => ({
+  ...one,
+  outcomes: one.outcomes.map((outcome): ReadOutcome => {
+    const file = outcome._tag === "Scanned" ? outcome.file : outcome.error
+    return {
+      _tag: "Failed",
+      folder: one.folder,
+      error: {
+        path: file.path,
+        sizeBytes: file.sizeBytes,
+        mtimeMs: file.mtimeMs,
+        message: "its tags could not be stored; see the server log",
+      },
+    }
+  }),
+})
+
+/** Commits some folders' rows and their change-log rows in one transaction; counts what changed. */
+const writeFolders = (known: KnownIndex, full: boolean, folders: ReadonlyArray<ParsedFolder>) =>
+  Effect.gen(function* () {
+    const catalog = yield* CatalogRepository
+    const changes = yield* ChangeLog
+    const sql = yield* SqlClient.SqlClient
+    const rows = emptyRows()
+    const folderStates: Array<FolderState> = []
+    const errors: Array<ScanErrorRow> = []
+    for (const { folder, sidecar, outcomes } of folders) {
+      const files: Array<ScannedFile> = []
+      for (const outcome of outcomes) {
+        if (outcome._tag === "Scanned") files.push(outcome.file)
+        else errors.push(outcome.error)
+      }
+      addFolder(rows, files, sidecar?.path ?? null)
+      folderStates.push({ path: folder, sidecar: sidecar?.path ?? null, sidecarMtimeMs: sidecar?.mtimeMs ?? null })
+    }
+    const now = yield* currentDate
+    // The batch and its change-log rows commit together, so sync never sees one without the other.
+    const outcome = yield* Effect.gen(function* () {
+      const clearErrors = rows.tracks.some((track) => known.errors.has(track.path))
+      const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, now })
+      yield* changes.record(
+        [
+          ...changesOf("artist", "upsert", written.artistIds),
+          ...changesOf("album", "upsert", written.albumIds),
+          ...changesOf("track", "upsert", written.trackIds),
+        ],
+        now,
+      )
+      return written
+    }).pipe(sql.withTransaction, orInternal("Scanner.writeBatch"))
+    const written = new Map(rows.tracks.map((track) => [track.path, track]))
+    // A full scan rewrites every track; only a track whose file changed counts as updated otherwise.
+    const updated = outcome.updatedPaths.filter((updatedPath) => {
+      const track = written.get(updatedPath)!
+      return (
+        full ||
+        changed(known.tracks.get(updatedPath), {
+          path: updatedPath,
+          sizeBytes: track.size_bytes,
+          mtimeMs: track.mtime_ms,
+        })
+      )
+    }).length
+    return { added: outcome.inserted, updated, errors: errors.length } satisfies Written
+  })
+
+/**
+ * Commits one batch of folders. A batch the database refuses is retried folder by folder; a folder that
+ * still fails becomes scan errors for its files, and the scan goes on.
+ */
+export const writeBatch = (known: KnownIndex, full: boolean, batch: ReadonlyArray<ParsedFolder>) =>
+  writeFolders(known, full, batch).pipe(
+    Effect.catchAll(() =>
+      Effect.reduce(batch, nothingWritten, (total, one) =>
+        writeFolders(known, full, [one]).pipe(
+          Effect.catchAll(() => writeFolders(known, full, [asErrors(one)])),
+          Effect.map((part) => sum(total, part)),
+        ),
+      ),
+    ),
+    Effect.withSpan("Scanner.write"),
+  )

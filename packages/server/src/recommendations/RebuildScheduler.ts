@@ -1,0 +1,142 @@
+import { nextRunAt, type UserId } from "@tonearm/core"
+import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { AccountLifecycle, AccountsService } from "../accounts/index.js"
+import { currentDate } from "../clock.js"
+import { RebuildJobRepository } from "./RebuildJobRepository.js"
+import { RebuildService } from "./RebuildService.js"
+import { defaultEngineWorkers } from "./RecommendationEngineWorker.js"
+
+/** How often a replica looks for due jobs: a job runs at most this long after its 03:00. */
+export const TICK_EVERY = Duration.seconds(30)
+/** Spec "Limits": the job set is reconciled hourly. */
+export const RECONCILE_EVERY = Duration.hours(1)
+/**
+ * Rebuilds a replica runs at once: one per engine worker, plus one loading the next user's rows (and writing
+ * the last one's snapshot) on the main thread, so no worker waits for the main thread. More would only queue
+ * on the workers and hold claimed jobs other replicas could run.
+ */
+export const RUN_CONCURRENCY = defaultEngineWorkers() + 1
+
+/** Puts a user's job at their next 03:00: registration, a timezone change (through `AccountLifecycle`). */
+export class RebuildSchedule extends Effect.Service<RebuildSchedule>()("@tonearm/server/RebuildSchedule", {
+  effect: Effect.gen(function* () {
+    const jobs = yield* RebuildJobRepository
+    const schedule = Effect.fn("RebuildSchedule.schedule")(function* (user: UserId, timeZone: string) {
+      yield* jobs.upsert({ user, timeZone, nextRunAt: nextRunAt(timeZone, yield* currentDate) })
+    })
+    return { schedule } as const
+  }),
+  dependencies: [RebuildJobRepository.Default],
+}) {}
+
+/** The scheduler's side of the accounts port: a new user or a new zone is (re)scheduled at once. */
+export const AccountLifecycleLive = Layer.effect(
+  AccountLifecycle,
+  Effect.map(RebuildSchedule, ({ schedule }) => ({ userCreated: schedule, timezoneChanged: schedule })),
+).pipe(Layer.provide(RebuildSchedule.Default))
+
+/**
+ * The daily rebuild (spec "System snapshot", "Limits: Scheduler"): runs every due job through
+ * `RebuildService.rebuild`, and keeps one job per user in the user's zone.
+ */
+export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonearm/server/RebuildScheduler", {
+  effect: Effect.gen(function* () {
+    const jobs = yield* RebuildJobRepository
+    const rebuilds = yield* RebuildService
+    const accounts = yield* AccountsService
+
+    /** Claims one due job (moving it to its next 03:00 in the same statement), or none. */
+    const claimOne = Effect.gen(function* () {
+      const now = yield* currentDate
+      const zones = yield* jobs.dueZones(now)
+      if (zones.length === 0) return undefined
+      const next = zones.map((timeZone) => ({ timeZone, at: nextRunAt(timeZone, now) }))
+      return (yield* jobs.claimDue(now, next, 1))[0]
+    })
+
+    /** One user's rebuild; a failure is logged and recorded on the job, and the run goes on. */
+    const runOne = (user: UserId) =>
+      rebuilds.rebuild(user).pipe(
+        Effect.zipRight(Effect.flatMap(currentDate, (at) => jobs.finish(user, at, null))),
+        Effect.catchAllCause((cause) =>
+          Effect.gen(function* () {
+            if (Cause.isInterruptedOnly(cause)) return yield* Effect.interrupt
+            yield* Effect.logError(`daily rebuild of user ${user} failed`, cause)
+            yield* jobs.finish(user, yield* currentDate, Cause.pretty(cause).split("\n")[0] ?? "failed")
+          }).pipe(Effect.catchAll(() => Effect.void)),
+        ),
+      )
+
+    /**
+     * Runs every job due now (at start this is the catch-up of 03:00s passed while the server was down),
+     * `RUN_CONCURRENCY` at a time, each lane claiming its next job when it is free. Answers the users run.
+     */
+    const runDue = Effect.fn("RebuildScheduler.runDue")(function* () {
+      const ran = yield* Ref.make<ReadonlyArray<UserId>>([])
+      const lane = Effect.gen(function* () {
+        while (true) {
+          const user = yield* claimOne
+          if (user === undefined) return
+          yield* Ref.update(ran, (users) => [...users, user])
+          yield* runOne(user)
+          // Between users, requests waiting on the event loop go first.
+          yield* Effect.yieldNow()
+        }
+      })
+      yield* Effect.all(
+        Array.from({ length: RUN_CONCURRENCY }, () => lane),
+        { concurrency: "unbounded" },
+      )
+      return yield* Ref.get(ran)
+    })
+
+    /** Missing users get a job, deleted users lose theirs, a job in a stale zone is rescheduled. */
+    const reconcile = Effect.fn("RebuildScheduler.reconcile")(function* () {
+      const now = yield* currentDate
+      const users = yield* accounts.listUsers()
+      const result = yield* jobs.reconcile(
+        users.map((user) => ({ user: user.id, timeZone: user.timezone, nextRunAt: nextRunAt(user.timezone, now) })),
+      )
+      if (result.added + result.rescheduled + result.removed > 0)
+        yield* Effect.logInfo(
+          `rebuild jobs reconciled: ${result.added} added, ${result.rescheduled} rescheduled, ${result.removed} removed`,
+        )
+      return result
+    })
+
+    return { runDue, reconcile } as const
+  }),
+  dependencies: [RebuildJobRepository.Default],
+}) {}
+
+const logged =
+  (what: string) =>
+  <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.catchAllCause(effect, (cause) =>
+      Cause.isInterruptedOnly(cause) ? Effect.interrupt : Effect.logError(`${what} failed`, cause),
+    )
+
+/**
+ * The scheduler running in the background for as long as the server does (style 2.8): at start the job set
+ * is reconciled and every job already due runs (catch-up); then due jobs are looked for every `TICK_EVERY`
+ * and the job set is reconciled every `RECONCILE_EVERY`. Both follow Effect's Clock.
+ */
+export const RebuildSchedulerLive = Layer.scopedDiscard(
+  Effect.gen(function* () {
+    const scheduler = yield* RebuildScheduler
+    yield* scheduler
+      .reconcile()
+      .pipe(
+        logged("rebuild job reconciliation"),
+        Effect.zipRight(
+          scheduler.runDue().pipe(logged("daily rebuild tick"), Effect.repeat(Schedule.spaced(TICK_EVERY))),
+        ),
+        Effect.forkScoped,
+      )
+    yield* Effect.sleep(RECONCILE_EVERY).pipe(
+      Effect.zipRight(scheduler.reconcile().pipe(logged("rebuild job reconciliation"))),
+      Effect.forever,
+      Effect.forkScoped,
+    )
+  }),
+)

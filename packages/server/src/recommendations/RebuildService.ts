@@ -1,0 +1,163 @@
+import { SqlClient } from "@effect/sql"
+import type { SystemVariant, UserId } from "@tonearm/core"
+import { minimumMixSize, type Surface } from "@tonearm/recommend"
+import { Effect, Ref } from "effect"
+import { AccountsService } from "../accounts/index.js"
+import { ChangeLog } from "../changes/index.js"
+import { currentDate, daysBefore } from "../clock.js"
+import { orInternal } from "../db/sqlErrors.js"
+import { EventBus } from "../events/index.js"
+import { LibraryService } from "../library/index.js"
+import { LikesService, PlaysService } from "../listening/index.js"
+import { PlaylistsService, type SystemSnapshot } from "../playlists/index.js"
+import {
+  type CatalogSource,
+  type EngineInput,
+  RecommendationEngine,
+  type SharedPlayCounts,
+} from "./RecommendationEngine.js"
+import { SnoozeRepository } from "./SnoozeRepository.js"
+import { TasteProfileRepository } from "./TasteProfileRepository.js"
+import { TuningService } from "./TuningService.js"
+import { YouMightLikeRepository } from "./YouMightLikeRepository.js"
+
+/** Other users' plays count toward popularity and the Discover cross-user bucket over this window. */
+const SHARED_SIGNAL_DAYS = 30
+/** The server-wide play counts are recounted at most this often (a nightly run reuses one count). */
+const SHARED_SIGNAL_TTL_MS = 10 * 60_000
+
+const FIXED_NAMES: Partial<Record<SystemVariant, string>> = {
+  for_you: "For You",
+  discover: "Discover",
+  new_for_you: "New for you",
+  first_listens: "First listens",
+  rediscover: "Rediscover",
+  on_repeat: "On repeat",
+}
+
+/** What a client shows on the unlock placeholder of a withheld mix. */
+export const lockedReasonOf = (variant: SystemVariant, name: string): string => {
+  const minimum = minimumMixSize(variant)
+  return variant === "new_for_you" || variant === "first_listens"
+    ? `${name} unlocks once at least ${minimum} tracks you have not heard match your taste.`
+    : `${name} unlocks once Tonearm knows your taste a little better: keep listening, it needs at least ${minimum} tracks to pick from.`
+}
+
+/**
+ * The daily rebuild of one user (spec "System snapshot"): taste profile, every system playlist and the
+ * You-might-like rows, computed by the engine and replaced in one transaction (a reader never sees half a
+ * rebuild), then `playlist.system_rebuilt` on that user's stream.
+ */
+export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/server/RebuildService", {
+  effect: Effect.gen(function* () {
+    const engine = yield* RecommendationEngine
+    const library = yield* LibraryService
+    const plays = yield* PlaysService
+    const likes = yield* LikesService
+    const accounts = yield* AccountsService
+    const playlists = yield* PlaylistsService
+    const profiles = yield* TasteProfileRepository
+    const youMightLike = yield* YouMightLikeRepository
+    const snoozes = yield* SnoozeRepository
+    const tuning = yield* TuningService
+    const changes = yield* ChangeLog
+    const events = yield* EventBus
+    const sql = yield* SqlClient.SqlClient
+
+    /** The library as the engine reads it; the version lets the engine keep its prepared catalog. */
+    const catalogSource: Effect.Effect<CatalogSource, import("@tonearm/core").Internal> = Effect.map(
+      changes.libraryVersion,
+      (version) => ({ version, load: library.catalogTracks }),
+    )
+
+    const shared = yield* Ref.make<{ readonly at: number; readonly counts: SharedPlayCounts } | undefined>(undefined)
+    /**
+     * Everyone's unskipped plays per track over the window, counted once for many users. Each user's
+     * popularity and crossUser are derived from it by the engine (on its worker, which gets it once).
+     */
+    const sharedCounts = Effect.gen(function* () {
+      const now = yield* currentDate
+      const hit = yield* Ref.get(shared)
+      if (hit !== undefined && now.getTime() - hit.at < SHARED_SIGNAL_TTL_MS) return hit.counts
+      const since = daysBefore(now, SHARED_SIGNAL_DAYS)
+      const rows = yield* plays.playCountsSince(since)
+      const counts: SharedPlayCounts = {
+        version: `${now.getTime()}`,
+        sinceMs: since.getTime(),
+        counts: new Map(rows.map((row) => [row.track_id, row.plays])),
+      }
+      yield* Ref.set(shared, { at: now.getTime(), counts })
+      return counts
+    })
+
+    /** Everything the engine needs for one user. */
+    const inputFor = Effect.fn("RebuildService.inputFor")(function* (user: UserId) {
+      const [me, history, liked, current, counts, snoozed] = yield* Effect.all(
+        [
+          accounts.me(user),
+          plays.tasteRows(user),
+          likes.likedIds(user),
+          tuning.current,
+          sharedCounts,
+          Effect.flatMap(currentDate, (now) => snoozes.active(user, now)),
+        ],
+        { concurrency: 3 },
+      )
+      return {
+        user,
+        timeZone: me.timezone,
+        plays: history,
+        likes: liked,
+        tuning: current,
+        // Other users' plays and popularity come from the shared counts (the engine subtracts the user's own);
+        // snoozed Discover suggestions leave the deck through their artist's MusicBrainz id.
+        signals: { sharedPlays: counts, snoozedArtistMbids: new Set(snoozed.map((row) => row.candidate_mbid)) },
+      } satisfies EngineInput
+    })
+
+    /** Names (Songs like <artist> needs the artist's) and unlock reasons. */
+    const snapshotsOf = (surfaces: ReadonlyArray<Surface>) =>
+      Effect.gen(function* () {
+        const seeded = surfaces.flatMap((surface) =>
+          surface.variant.startsWith("songs_like_artist:") ? [surface.variant.slice("songs_like_artist:".length)] : [],
+        )
+        const artists = new Map(
+          (yield* library.artistsByIds(seeded)).map((artist) => [artist.id as string, artist.name]),
+        )
+        return surfaces.map((surface): SystemSnapshot => {
+          const name = surface.variant.startsWith("daily_mix:")
+            ? `Daily Mix ${surface.variant.slice("daily_mix:".length)}`
+            : surface.variant.startsWith("songs_like_artist:")
+              ? `Songs like ${artists.get(surface.variant.slice("songs_like_artist:".length)) ?? "this artist"}`
+              : (FIXED_NAMES[surface.variant] ?? surface.variant)
+          return {
+            variant: surface.variant,
+            name,
+            lockedReason: surface.withheld ? lockedReasonOf(surface.variant, name) : null,
+            picks: surface.picks,
+          }
+        })
+      })
+
+    /** Rebuilds one user now; answers how many system playlists were written and how many are withheld. */
+    const rebuild = Effect.fn("RebuildService.rebuild")(function* (user: UserId) {
+      const result = yield* engine.rebuild(yield* catalogSource, yield* inputFor(user))
+      const snapshots = yield* snapshotsOf(result.surfaces)
+      const now = yield* currentDate
+      yield* Effect.gen(function* () {
+        yield* profiles.save(user, result.profile, now)
+        yield* playlists.replaceSystemPlaylists(user, snapshots)
+        yield* youMightLike.replace(user, result.youMightLike)
+      }).pipe(sql.withTransaction, orInternal("RebuildService.rebuild"))
+      // After the commit: a client that refetches on this event sees the new snapshot.
+      yield* events.publish("playlist.system_rebuilt", user, {})
+      return {
+        playlists: snapshots.length,
+        withheld: snapshots.filter((snapshot) => snapshot.lockedReason !== null).length,
+      }
+    })
+
+    return { rebuild, inputFor, catalogSource } as const
+  }),
+  dependencies: [TasteProfileRepository.Default, YouMightLikeRepository.Default, SnoozeRepository.Default],
+}) {}

@@ -1,0 +1,252 @@
+import { createRequire } from "node:module"
+import { availableParallelism } from "node:os"
+import { pathToFileURL } from "node:url"
+import { Worker } from "node:worker_threads"
+import { Internal } from "@tonearm/core"
+import type { SeedSimilarities } from "@tonearm/recommend"
+import { type LibraryTrack, type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
+import { Clock, Effect, Layer, Random } from "effect"
+import {
+  PATCHED_SIGNALS,
+  type PatchedSignals,
+  type SharedPlaysRef,
+  type SignalPatch,
+  type WorkerJob,
+  type WorkerReply,
+} from "./engineProtocol.js"
+import {
+  type CatalogSource,
+  type EngineInput,
+  type RebuildResult,
+  RecommendationEngine,
+} from "./RecommendationEngine.js"
+
+/**
+ * The seed a job's Random starts from, drawn from the caller's Random: the worker answers what the
+ * in-process engine answers under `Effect.withRandom(Random.make(seed))` at the same `now`.
+ */
+export const engineSeed: Effect.Effect<number> = Random.nextIntBetween(0, 2 ** 31 - 1)
+
+/** One worker per spare core (the HTTP event loop keeps one), at least one. */
+export const defaultEngineWorkers = () => Math.max(1, availableParallelism() - 1)
+
+/**
+ * The worker to start. From a build it is `engineWorker.js` next to the bundle (tsup and the bench bundle
+ * emit it). From the sources (tsx, vitest) it is `engineWorker.ts`, loaded through tsx's `tsImport`: Node 20
+ * does not apply `--import` loader hooks to a worker's entry module.
+ */
+/**
+ * The old-generation heap of one engine worker. The prepared catalog of a 100k-track library and one rebuild's
+ * working set live in well under half of it; without a limit V8 sizes the worker's heap from the machine's
+ * memory and lets each rebuild's garbage (library-sized score arrays) pile up between major collections:
+ * ~870 MB of RSS at peak instead of ~610 MB in the bench's shape, at no measurable cost per user.
+ */
+export const ENGINE_WORKER_HEAP_MB = 512
+
+const spawnWorker = (): Worker => {
+  const here = import.meta.url
+  const resourceLimits = { maxOldGenerationSizeMb: ENGINE_WORKER_HEAP_MB }
+  if (!new URL(here).pathname.endsWith(".ts")) return new Worker(new URL("./engineWorker.js", here), { resourceLimits })
+  const tsx = pathToFileURL(
+    createRequire(here)
+      .resolve("tsx/esm/api")
+      .replace(/\.cjs$/, ".mjs"),
+  ).href
+  const entry = new URL("./engineWorker.ts", here).href
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)})).catch((error) => { setImmediate(() => { throw error }) })`,
+    { eval: true, resourceLimits },
+  )
+}
+
+/**
+ * The patch that turns `previous` (what the worker holds) into `next`; the whole map when that is about as
+ * small, or when there is nothing to patch.
+ */
+export const signalPatch = (
+  previous: ReadonlyMap<string, number> | undefined,
+  next: ReadonlyMap<string, number> | undefined,
+): SignalPatch => {
+  if (next === undefined) return { kind: "none" }
+  if (previous === undefined || previous === next)
+    return previous === next ? { kind: "patch", set: [], removed: [] } : { kind: "full", map: next }
+  const limit = next.size / 4
+  const set: Array<readonly [string, number]> = []
+  const removed: Array<string> = []
+  for (const [key, value] of next) {
+    if (previous.get(key) !== value) set.push([key, value])
+    if (set.length > limit) return { kind: "full", map: next }
+  }
+  for (const key of previous.keys()) {
+    if (!next.has(key)) removed.push(key)
+    if (set.length + removed.length > limit) return { kind: "full", map: next }
+  }
+  return { kind: "patch", set, removed }
+}
+
+type Resume = (reply: WorkerReply) => void
+interface Slot {
+  readonly worker: Worker
+  readonly pending: Map<number, Resume>
+  /** The catalog version this worker holds (posted once per version). */
+  sent: string | undefined
+  /** The per-track signal maps this worker holds (what the next patches apply to). */
+  readonly signals: Map<string, ReadonlyMap<string, number> | undefined>
+  /** The version of the server-wide play counts this worker holds (posted once per version). */
+  sharedSent: string | undefined
+}
+
+const defect = (message: string) => new Internal({ message: `recommendation engine: ${message}` })
+
+/**
+ * The engine on worker threads, started with the first job and terminated when the layer's scope closes.
+ * Each worker keeps the prepared catalog of the library version it was last sent; the main thread loads the
+ * rows only when a worker lacks the current version, and keeps none of them.
+ */
+export const RecommendationEngineWorker = (workers = defaultEngineWorkers()) =>
+  Layer.scoped(
+    RecommendationEngine,
+    Effect.gen(function* () {
+      const slots: Array<Slot> = []
+      let nextId = 0
+      let closed = false
+      const catalogLock = yield* Effect.makeSemaphore(1)
+
+      const spawn = (index: number): Slot => {
+        const worker = spawnWorker()
+        const slot: Slot = { worker, pending: new Map(), sent: undefined, signals: new Map(), sharedSent: undefined }
+        worker.on("message", (reply: WorkerReply) => {
+          const resume = slot.pending.get(reply.id)
+          if (resume === undefined) return
+          slot.pending.delete(reply.id)
+          resume(reply)
+        })
+        // A crashed worker fails its jobs and is replaced by a fresh one (which gets the catalog again).
+        const replace = (message: string) => {
+          for (const [id, resume] of slot.pending) resume({ id, ok: false, error: { tag: "Defect", message } })
+          slot.pending.clear()
+          if (!closed && slots[index] === slot) slots[index] = spawn(index)
+        }
+        worker.on("error", (error) => replace(`worker crashed: ${error.message}`))
+        worker.on("exit", (code) => replace(`worker exited with code ${code}`))
+        return slot
+      }
+
+      yield* Effect.addFinalizer(() =>
+        Effect.promise(() => {
+          closed = true
+          return Promise.all(slots.map((slot) => slot.worker.terminate()))
+        }).pipe(Effect.ignore),
+      )
+
+      /** The least busy worker, the pool starting with the first job. */
+      const pick = Effect.sync(() => {
+        if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
+        return slots.reduce((least, slot) => (slot.pending.size < least.pending.size ? slot : least), slots[0]!)
+      })
+
+      /** Makes sure the worker holds the current catalog: one load and one post per version and worker. */
+      const ensureCatalog = (slot: Slot, source: CatalogSource) =>
+        slot.sent === source.version
+          ? Effect.void
+          : catalogLock.withPermits(1)(
+              Effect.gen(function* () {
+                if (slot.sent === source.version) return
+                const tracks: ReadonlyArray<LibraryTrack> = yield* source.load
+                slot.worker.postMessage({ type: "catalog", version: source.version, tracks } satisfies WorkerJob)
+                slot.sent = source.version
+              }),
+            )
+
+      type Job = WorkerJob extends infer J ? (J extends { readonly id: number } ? Omit<J, "id"> : never) : never
+
+      /** The patched signals of `input` for this worker, its held maps moved on (call right before posting). */
+      const patchedFor = (slot: Slot, input: EngineInput): PatchedSignals => {
+        const patches = {} as Record<(typeof PATCHED_SIGNALS)[number], SignalPatch>
+        for (const name of PATCHED_SIGNALS) {
+          const next = input.signals[name] as ReadonlyMap<string, number> | undefined
+          const patch = signalPatch(slot.signals.get(name), next)
+          patches[name] = patch
+          slot.signals.set(name, patch.kind === "none" ? undefined : next)
+        }
+        return patches
+      }
+      /** The server-wide counts of `input` for this worker: whole the first time, then by version only. */
+      const sharedFor = (slot: Slot, input: EngineInput): SharedPlaysRef | undefined => {
+        const shared = input.signals.sharedPlays
+        if (shared === undefined) return undefined
+        if (slot.sharedSent === shared.version) return { version: shared.version, sinceMs: shared.sinceMs }
+        slot.sharedSent = shared.version
+        return shared
+      }
+      const withoutPatched = (input: EngineInput): EngineInput => ({
+        ...input,
+        signals: { ...input.signals, crossUser: undefined, popularity: undefined, sharedPlays: undefined },
+      })
+
+      /** Posts a job (with the caller's now and a seed from its Random) and waits for its answer. */
+      const run = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
+        Effect.gen(function* () {
+          if (closed) return yield* Effect.fail(defect("shut down"))
+          const slot = yield* pick
+          yield* ensureCatalog(slot, source)
+          const now = yield* Clock.currentTimeMillis
+          const randomSeed = yield* engineSeed
+          const reply = yield* Effect.async<WorkerReply>((resume) => {
+            // Built and posted in one step: patches must reach the worker in the order they were computed.
+            const id = nextId++
+            const job = { ...make(now, randomSeed, slot), id } as WorkerJob
+            slot.pending.set(id, (answer) => resume(Effect.succeed(answer)))
+            slot.worker.postMessage(job)
+            return Effect.sync(() => slot.pending.delete(id))
+          })
+          if (reply.ok) return reply.value as A
+          if (reply.error.tag === "RadioSeedNotFound")
+            return yield* Effect.fail(new RadioSeedNotFound({ seed: reply.error.seed as RadioSeed }))
+          yield* Effect.logError(`recommendation engine job failed: ${reply.error.message}`)
+          return yield* Effect.fail(defect(reply.error.message))
+        })
+
+      /** Only radio can miss its seed. */
+      const noSeed = <A>(effect: Effect.Effect<A, Internal | RadioSeedNotFound>) =>
+        Effect.catchTag(effect, "RadioSeedNotFound", () => Effect.fail(defect("unexpected missing seed")))
+
+      return {
+        rebuild: (source, input) =>
+          noSeed(
+            run<RebuildResult>(source, (now, randomSeed, slot) => ({
+              type: "rebuild",
+              version: source.version,
+              now,
+              randomSeed,
+              patched: patchedFor(slot, input),
+              shared: sharedFor(slot, input),
+              input: withoutPatched(input),
+            })),
+          ),
+        radio: (source, input, profile, seed, options) =>
+          run<ReadonlyArray<Pick>>(source, (now, randomSeed, slot) => ({
+            type: "radio",
+            version: source.version,
+            now,
+            randomSeed,
+            patched: patchedFor(slot, input),
+            shared: sharedFor(slot, input),
+            input: withoutPatched(input),
+            profile,
+            seed,
+            options,
+          })),
+        similarArtists: (source, query) =>
+          noSeed(
+            run<ReadonlyArray<SeedSimilarities>>(source, (now, randomSeed) => ({
+              type: "similar",
+              version: source.version,
+              now,
+              randomSeed,
+              query,
+            })),
+          ),
+      }
+    }),
+  )

@@ -1,0 +1,117 @@
+import type { ArtistId, Internal } from "@tonearm/core"
+import type { SuggestionCandidate } from "@tonearm/recommend"
+import { Context, Effect, Layer } from "effect"
+import { currentDate, daysBefore } from "../clock.js"
+import { LibraryService } from "../library/index.js"
+import { PlaysService } from "../listening/index.js"
+import { RebuildService } from "./RebuildService.js"
+import { RecommendationEngine } from "./RecommendationEngine.js"
+
+/**
+ * Where similar artists come from: each source answers, for seed artists, the artists it finds similar
+ * (in the library or not) as `SuggestionCandidate`s keyed by MusicBrainz id. The server ships the
+ * in-library source; a provider (Last.fm, ListenBrainz) is one more `SuggestionSource` in the list. A
+ * provider that is unreachable should answer no candidates rather than fail: its absence is expected.
+ */
+export interface SuggestionSource {
+  readonly name: string
+  readonly similarTo: (
+    seeds: ReadonlyArray<ArtistId>,
+    perSeed: number,
+  ) => Effect.Effect<ReadonlyMap<ArtistId, ReadonlyArray<SuggestionCandidate>>, Internal>
+}
+
+/** Co-listening counts over this window of plays. */
+export const CO_LISTEN_DAYS = 365
+
+export class SuggestionSources extends Context.Tag("@tonearm/server/SuggestionSources")<
+  SuggestionSources,
+  ReadonlyArray<SuggestionSource>
+>() {
+  /**
+   * The in-library source (no provider needed): artists played by the same listeners on this server and
+   * artists with similar tags, computed by the engine. An artist without a MusicBrainz id is keyed by its
+   * artist id (core `Suggestion`).
+   */
+  static readonly inLibrary = Layer.effect(
+    SuggestionSources,
+    Effect.gen(function* () {
+      const engine = yield* RecommendationEngine
+      const rebuilds = yield* RebuildService
+      const plays = yield* PlaysService
+      const library = yield* LibraryService
+      const similarTo = Effect.fn("SuggestionSources.inLibrary")(function* (
+        seeds: ReadonlyArray<ArtistId>,
+        perSeed: number,
+      ) {
+        if (seeds.length === 0) return new Map<ArtistId, ReadonlyArray<SuggestionCandidate>>()
+        const [catalog, coListens] = yield* Effect.all(
+          [rebuilds.catalogSource, plays.artistPlaysByListener(daysBefore(yield* currentDate, CO_LISTEN_DAYS))],
+          { concurrency: 2 },
+        )
+        const found = yield* engine.similarArtists(catalog, { seeds, coListens, limit: perSeed })
+        const ids = [...new Set(found.flatMap((entry) => entry.similar.map((hit) => hit.artist_id as string)))]
+        const names = new Map((yield* library.artistsByIds(ids)).map((artist) => [artist.id as string, artist.name]))
+        return new Map(
+          found.map((entry) => [
+            entry.seed,
+            entry.similar.flatMap((hit): Array<SuggestionCandidate> => {
+              const name = names.get(hit.artist_id)
+              return name === undefined
+                ? []
+                : [
+                    {
+                      mbid: hit.mbid ?? hit.artist_id,
+                      name,
+                      score: hit.score,
+                      in_library: true,
+                      artist_id: hit.artist_id,
+                      tags: hit.tags,
+                    },
+                  ]
+            }),
+          ]),
+        )
+      })
+      return [{ name: "in_library", similarTo }]
+    }),
+  )
+}
+
+/**
+ * Every source's candidates for the seeds, each artist once per seed (an in-library artist by its artist id,
+ * so two local artists carrying one MusicBrainz id stay apart; others by MusicBrainz id): the highest score
+ * wins, and an in-library artist keeps its artist id whichever source named it.
+ */
+export const similarFromAll = (
+  sources: ReadonlyArray<SuggestionSource>,
+  seeds: ReadonlyArray<ArtistId>,
+  perSeed: number,
+) =>
+  Effect.gen(function* () {
+    const answers = yield* Effect.forEach(sources, (source) => source.similarTo(seeds, perSeed), {
+      concurrency: "unbounded",
+    })
+    const merged = new Map<ArtistId, Map<string, SuggestionCandidate>>()
+    for (const answer of answers)
+      for (const [seed, candidates] of answer) {
+        const bySeed = merged.get(seed) ?? new Map<string, SuggestionCandidate>()
+        merged.set(seed, bySeed)
+        for (const candidate of candidates) {
+          const key = candidate.artist_id ?? candidate.mbid
+          const known = bySeed.get(key)
+          if (known === undefined) bySeed.set(key, candidate)
+          else {
+            const best = candidate.score > known.score ? candidate : known
+            const artistId = known.artist_id ?? candidate.artist_id
+            bySeed.set(key, {
+              ...best,
+              in_library: known.in_library || candidate.in_library,
+              artist_id: artistId,
+              tags: best.tags.length > 0 ? best.tags : known.tags.length > 0 ? known.tags : candidate.tags,
+            })
+          }
+        }
+      }
+    return new Map([...merged].map(([seed, bySeed]) => [seed, [...bySeed.values()]]))
+  })

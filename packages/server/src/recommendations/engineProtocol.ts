@@ -1,0 +1,76 @@
+import type { LibraryTrack, RadioOptions, RadioSeed, SimilarArtistsQuery, TasteProfile } from "@tonearm/recommend"
+import type { EngineInput } from "./RecommendationEngine.js"
+
+/**
+ * A per-track signal map (popularity, other users' plays) as sent to a worker: the full map, or the changes
+ * against the one this worker received last. From one user to the next these maps differ in a few hundred
+ * tracks out of ~100k, so a patch saves cloning the whole map twice per rebuild.
+ */
+export type SignalPatch =
+  | { readonly kind: "none" }
+  | { readonly kind: "full"; readonly map: ReadonlyMap<string, number> }
+  | {
+      readonly kind: "patch"
+      readonly set: ReadonlyArray<readonly [string, number]>
+      readonly removed: ReadonlyArray<string>
+    }
+
+/** The per-track maps of `EngineSignals` that travel as patches. */
+export const PATCHED_SIGNALS = ["crossUser", "popularity"] as const
+export type PatchedSignals = Record<(typeof PATCHED_SIGNALS)[number], SignalPatch>
+
+/**
+ * The server-wide play counts a job's signals derive from (`EngineSignals.sharedPlays`): the counts travel
+ * once per version and worker; later jobs name the version only.
+ */
+export interface SharedPlaysRef {
+  readonly version: string
+  readonly sinceMs: number
+  readonly counts?: ReadonlyMap<string, number> | undefined
+}
+
+/** What the main thread posts to an engine worker (structured-cloneable: plain data, Maps and Sets). */
+export type WorkerJob =
+  | { readonly type: "catalog"; readonly version: string; readonly tracks: ReadonlyArray<LibraryTrack> }
+  | {
+      readonly type: "rebuild"
+      readonly id: number
+      readonly version: string
+      readonly now: number
+      readonly randomSeed: number
+      readonly input: EngineInput
+      readonly patched: PatchedSignals
+      readonly shared: SharedPlaysRef | undefined
+    }
+  | {
+      readonly type: "radio"
+      readonly id: number
+      readonly version: string
+      readonly now: number
+      readonly randomSeed: number
+      readonly input: EngineInput
+      readonly patched: PatchedSignals
+      readonly shared: SharedPlaysRef | undefined
+      readonly profile: TasteProfile
+      readonly seed: RadioSeed
+      readonly options: RadioOptions
+    }
+  | {
+      readonly type: "similar"
+      readonly id: number
+      readonly version: string
+      readonly now: number
+      readonly randomSeed: number
+      readonly query: SimilarArtistsQuery
+    }
+
+/** A worker's answer to one job. */
+export type WorkerReply =
+  | { readonly id: number; readonly ok: true; readonly value: unknown }
+  | {
+      readonly id: number
+      readonly ok: false
+      readonly error:
+        | { readonly tag: "RadioSeedNotFound"; readonly seed: unknown }
+        | { readonly tag: "Defect"; readonly message: string }
+    }

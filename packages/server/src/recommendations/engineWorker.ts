@@ -1,0 +1,155 @@
+// The recommendation engine's worker thread (RecommendationEngineWorker.ts spawns it): keeps the prepared
+// catalog of one library version and computes rebuilds, radios and similar artists off the HTTP event loop.
+// Time and chance come from the caller: each job carries the caller's `now` and a seed drawn from its Random.
+import { parentPort } from "node:worker_threads"
+import type { TrackId } from "@tonearm/core"
+import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
+import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
+import { PATCHED_SIGNALS, type SignalPatch, type WorkerJob, type WorkerReply } from "./engineProtocol.js"
+import {
+  patchedSharedDerivation,
+  playRowsOf,
+  type SharedDerivation,
+  type SharedPlayCounts,
+  sharedDerivation,
+  sharedSignals,
+  toResult,
+} from "./RecommendationEngine.js"
+
+/** A Clock stopped at the caller's instant: the engine reads `now` from it, and never sleeps. */
+export const fixedClock = (now: number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: () => now,
+  currentTimeMillis: Effect.succeed(now),
+  unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+  currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
+  sleep: () => Effect.void,
+})
+
+/** Runs one job against `catalog` exactly as the in-process engine would, at `now` with Random(seed). */
+export const runJob = (
+  catalog: Catalog,
+  job: Exclude<WorkerJob, { readonly type: "catalog" }>,
+  derive: SharedDerivation = sharedDerivation(),
+) => {
+  const compute = (): Effect.Effect<unknown, unknown> => {
+    switch (job.type) {
+      case "rebuild": {
+        const plays = playRowsOf(job.input.plays)
+        return Effect.map(
+          rebuildUser({
+            catalog,
+            plays,
+            likes: job.input.likes,
+            timeZone: job.input.timeZone,
+            tuning: job.input.tuning,
+            signals: { ...sharedSignals(job.input.signals, plays, derive), jitterSalt: job.input.user },
+          }),
+          toResult,
+        )
+      }
+      case "radio": {
+        const plays = playRowsOf(job.input.plays)
+        const history = summarizeHistory({
+          catalog,
+          plays,
+          likes: job.input.likes,
+          timeZone: job.input.timeZone,
+        })
+        return radio(
+          {
+            ...sharedSignals(job.input.signals, plays, derive),
+            profile: job.profile,
+            candidates: catalog,
+            history,
+            tuning: job.input.tuning,
+            jitterSalt: job.input.user,
+          },
+          job.seed,
+          job.options,
+        )
+      }
+      case "similar":
+        return Effect.sync(() => similarInLibrary(catalog, job.query))
+    }
+  }
+  return compute().pipe(Effect.withClock(fixedClock(job.now)), Effect.withRandom(Random.make(job.randomSeed)))
+}
+
+/** Applies a patch to the map this worker holds for that signal; answers the map to use. */
+export const applyPatch = (
+  held: Map<string, number> | undefined,
+  patch: SignalPatch,
+): Map<string, number> | undefined => {
+  switch (patch.kind) {
+    case "none":
+      return undefined
+    case "full":
+      return patch.map as Map<string, number>
+    case "patch": {
+      const map = held ?? new Map<string, number>()
+      for (const key of patch.removed) map.delete(key)
+      for (const [key, value] of patch.set) map.set(key, value)
+      return map
+    }
+  }
+}
+
+const port = parentPort
+if (port !== null) {
+  let current: { readonly version: string; readonly catalog: Catalog } | undefined
+  const held = new Map<string, Map<string, number> | undefined>()
+  /** The server-wide play counts last sent (one per counting window), and their popularity. */
+  let shared: SharedPlayCounts | undefined
+  const derive = patchedSharedDerivation()
+  port.on("message", (job: WorkerJob) => {
+    if (job.type === "catalog") {
+      // The main thread sends a version at most once; the rows are dropped once prepared.
+      current = undefined
+      current = { version: job.version, catalog: buildCatalog(job.tracks) }
+      return
+    }
+    const reply = (message: WorkerReply) => port.postMessage(message)
+    if (current === undefined || current.version !== job.version) {
+      reply({ id: job.id, ok: false, error: { tag: "Defect", message: `catalog ${job.version} was never sent` } })
+      return
+    }
+    if (job.type !== "similar") {
+      // The patches follow each other in posting order, so they always apply to what the sender last sent.
+      const signals: Record<string, unknown> = { ...job.input.signals }
+      for (const name of PATCHED_SIGNALS) {
+        const map = applyPatch(held.get(name), job.patched[name])
+        held.set(name, map)
+        signals[name] = map
+      }
+      if (job.shared !== undefined) {
+        if (job.shared.counts !== undefined)
+          shared = {
+            version: job.shared.version,
+            sinceMs: job.shared.sinceMs,
+            counts: job.shared.counts as ReadonlyMap<TrackId, number>,
+          }
+        if (shared?.version !== job.shared.version) {
+          const message = `play counts ${job.shared.version} were never sent`
+          reply({ id: job.id, ok: false, error: { tag: "Defect", message } })
+          return
+        }
+        signals.sharedPlays = shared
+      }
+      ;(job as { input: unknown }).input = { ...job.input, signals }
+    }
+    const exit = Effect.runSyncExit(runJob(current.catalog, job, derive))
+    if (Exit.isSuccess(exit)) {
+      reply({ id: job.id, ok: true, value: exit.value })
+      return
+    }
+    const failure = Option.getOrUndefined(Cause.failureOption(exit.cause)) as
+      | { readonly _tag?: string; readonly seed?: unknown }
+      | undefined
+    reply(
+      failure?._tag === "RadioSeedNotFound"
+        ? { id: job.id, ok: false, error: { tag: "RadioSeedNotFound", seed: failure.seed } }
+        : { id: job.id, ok: false, error: { tag: "Defect", message: String(exit.cause) } },
+    )
+  })
+}

@@ -1,0 +1,15 @@
+import { HttpServerRequest } from "@effect/platform"
+import { Effect } from "effect"
+import { type ClientInfo, connectionFacts } from "../http/connection.js"
+import { TrustedProxies } from "./TrustedProxies.js"
+
+/** The caller as a session records it; the address depends on the operator's trusted-hop setting. */
+export const currentClient: Effect.Effect<ClientInfo, never, HttpServerRequest.HttpServerRequest | TrustedProxies> =
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const proxies = yield* TrustedProxies
+    return {
+      userAgent: (request.headers["user-agent"] ?? "").slice(0, 512),
+      clientAddress: yield* proxies.clientAddress(connectionFacts(request)),
+    }
+  })
