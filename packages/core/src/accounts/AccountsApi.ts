@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import {
   Conflict,
   envelopeOf,
+  Forbidden,
   InvalidCredentials,
   InvalidTimezone,
   InvalidToken,
@@ -44,11 +45,12 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .setPayload(RegisterRequest)
       .addSuccess(RegisterResult, { status: 201 })
       .addError(envelopeOf(RegistrationClosed))
+      .addError(envelopeOf(Forbidden))
       .addError(envelopeOf(Conflict))
       .middleware(CallerIfAny)
       .annotate(
         OpenApi.Description,
-        "The first account ever is admin. Later, anonymous sign-up needs TONEARM_OPEN_REGISTRATION=true; an admin caller creates an account without signing in as it.",
+        "The first account ever is admin. Later, anonymous sign-up needs TONEARM_OPEN_REGISTRATION=true; an admin caller creates an account without signing in as it; a signed-in non-admin caller is refused (403 forbidden).",
       ),
   )
   .add(

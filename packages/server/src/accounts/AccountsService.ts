@@ -4,13 +4,14 @@ import {
   Conflict,
   type CreateUserRequest,
   type CurrentSessionShape,
-  canonicalTimeZone,
   DebugModeUpdated,
+  Forbidden,
   InvalidCredentials,
   InvalidTimezone,
   InvalidToken,
   type LoginRequest,
   LoginUser,
+  loadableTimeZone,
   Me,
   NotFound,
   PASSWORD_RESET_TTL_MINUTES,
@@ -100,6 +101,10 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
           const created = yield* insertUser(input, false)
           yield* announceCreated(created)
           return { user: loginUser(created), token: undefined }
+        }
+        // Only an admin registers someone else (contract), open registration or not.
+        if (caller !== undefined) {
+          return yield* new Forbidden({ message: "only an admin can register other accounts; sign out to sign up" })
         }
         const user = yield* Effect.gen(function* () {
           yield* users.lockSignups
@@ -240,7 +245,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     /** Spec: 400 when the name does not load as a zone; writes the zone and its timezone_updated_at. */
     const setTimezone = Effect.fn("AccountsService.setTimezone")(function* (userId: UserId, name: string) {
-      const zone = canonicalTimeZone(name)
+      const zone = loadableTimeZone(name)
       if (zone === undefined) {
         return yield* new InvalidTimezone({ message: `${JSON.stringify(name)} is not an IANA time zone name` })
       }

@@ -79,7 +79,12 @@ layer(TestServerLive(), { excludeTestServices: true })("me, profile, time zone, 
       const me = yield* admin.client.me.get()
       expect(me.timezone).toBe("Europe/Paris")
       expect(me.timezone_updated_at).not.toBeNull()
-      // Names are canonicalised to their registered spelling.
+      // A zone keeps the name the user gave (a link is not swapped for the runtime's canonical name) …
+      expect((yield* admin.client.me.setTimezone({ payload: { timezone: "Asia/Kolkata" } })).timezone).toBe(
+        "Asia/Kolkata",
+      )
+      expect((yield* admin.client.me.get()).timezone).toBe("Asia/Kolkata")
+      // … in its registered letter case.
       expect((yield* admin.client.me.setTimezone({ payload: { timezone: "america/new_york" } })).timezone).toBe(
         "America/New_York",
       )

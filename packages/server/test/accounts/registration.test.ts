@@ -3,6 +3,7 @@ import { describe, expect, layer } from "@effect/vitest"
 import { bearer, makeTonearmClient } from "@tonearm/client-sdk"
 import { Effect } from "effect"
 import { createAndLogIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
+import { rawJson } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 layer(TestServerLive(), { excludeTestServices: true })("registration (closed)", (it) => {
@@ -55,11 +56,19 @@ layer(TestServerLive(), { excludeTestServices: true })("registration (closed)", 
     }),
   )
 
-  it.effect("a signed-in non-admin registering is treated as anonymous: 403 registration_closed", () =>
+  it.effect("a signed-in non-admin caller registering is 403 forbidden and stores nothing", () =>
     Effect.gen(function* () {
       const bea = yield* logInAs("bea")
       const error = yield* bea.auth.register({ payload: { username: "cy", password: PASSWORD } }).pipe(Effect.flip)
-      expect(error._tag).toBe("RegistrationClosed")
+      expect(error._tag).toBe("Forbidden")
+      const { token } = yield* (yield* makeTonearmClient()).auth.login({
+        payload: { username: "bea", password: PASSWORD },
+      })
+      const raw = yield* rawJson("POST", "/api/auth/register", { username: "cy", password: PASSWORD }, token)
+      expect(raw.status).toBe(403)
+      expect(raw.json).toEqual({ error: { code: "forbidden", message: expect.any(String) } })
+      const sql = yield* SqlClient.SqlClient
+      expect(yield* sql`SELECT 1 FROM users WHERE username = 'cy'`).toHaveLength(0)
     }),
   )
 
@@ -132,8 +141,13 @@ layer(TestServerLive({ openRegistration: true }), { excludeTestServices: true })
       const anonymous = yield* makeTonearmClient()
       const result = yield* anonymous.auth.register({ payload: { username: "guest", password: PASSWORD } })
       expect(result.user.is_admin).toBe(false)
-      const me = yield* (yield* makeTonearmClient({ credentials: bearer(result.token!) })).me.get()
-      expect(me.username).toBe("guest")
+      const guest = yield* makeTonearmClient({ credentials: bearer(result.token!) })
+      expect((yield* guest.me.get()).username).toBe("guest")
+      // Open sign-up is for oneself: a signed-in non-admin still cannot register someone else.
+      const error = yield* guest.auth
+        .register({ payload: { username: "friend", password: PASSWORD } })
+        .pipe(Effect.flip)
+      expect(error._tag).toBe("Forbidden")
     }),
   )
 })
