@@ -29,6 +29,7 @@ import {
   Profile,
   RegisterRequest,
   RegisterResult,
+  ResetLink,
   ResetPasswordRequest,
   TimezoneRequest,
   TimezoneUpdated,
@@ -125,6 +126,15 @@ export class AdminUsersApi extends HttpApiGroup.make("adminUsers")
       .addSuccess(HttpApiSchema.NoContent)
       .addError(envelopeOf(NotFound))
       .addError(envelopeOf(Conflict)),
+  )
+  .add(
+    HttpApiEndpoint.post("resetLink")`/api/admin/users/${userId}/reset-link`
+      .addSuccess(ResetLink)
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Mints a single-use password-reset link (one hour) on the server's public URL, for the admin to hand over (CLI `users reset-link`).",
+      ),
   )
   .add(
     HttpApiEndpoint.put("setDebugMode")`/api/admin/users/${userId}/debug-mode`

@@ -107,6 +107,12 @@ export class RegisterResult extends Schema.Class<RegisterResult>("RegisterResult
 
 export class CreatedUser extends Schema.Class<CreatedUser>("CreatedUser")({ user: LoginUser }) {}
 
+/** POST /api/admin/users/{id}/reset-link: a single-use link on the server's public URL, for an admin to hand over. */
+export class ResetLink extends Schema.Class<ResetLink>("ResetLink")({
+  url: Schema.String,
+  expires_at: Schema.DateTimeUtc,
+}) {}
+
 export const ForgotPasswordRequest = Schema.Struct({
   username_or_email: Schema.String.pipe(Schema.maxLength(256)),
 })

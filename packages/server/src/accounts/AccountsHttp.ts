@@ -76,5 +76,6 @@ export const AdminUsersHttpLive = HttpApiBuilder.group(TonearmApi, "adminUsers",
       .handle("create", ({ payload }) => Effect.map(accounts.createUser(payload), (user) => ({ user })))
       .handle("delete", ({ path }) => accounts.deleteUser(path.id))
       .handle("setDebugMode", ({ path, payload }) => accounts.setDebugMode(path.id, payload.enabled))
+      .handle("resetLink", ({ path }) => accounts.resetLinkFor(path.id))
   }),
 )

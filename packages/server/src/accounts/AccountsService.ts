@@ -18,6 +18,7 @@ import {
   Profile,
   type RegisterRequest,
   RegistrationClosed,
+  ResetLink,
   type SessionId,
   TimezoneUpdated,
   Unauthenticated,
@@ -162,19 +163,29 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       yield* Effect.forkDaemon(deliver)
     })
 
-    /** A reset link for an admin to hand over (CLI `users reset-link`). */
+    const mintResetLink = (userId: UserId) =>
+      Effect.gen(function* () {
+        const token = newToken()
+        const now = yield* currentDate
+        const expiresAt = minutesAfter(now, PASSWORD_RESET_TTL_MINUTES)
+        yield* resets.insert({ tokenHash: hashToken(token), userId, now, expiresAt })
+        return new ResetLink({
+          url: `${config.publicUrl}/reset-password/${token}`,
+          expires_at: DateTime.unsafeFromDate(expiresAt),
+        })
+      })
+
+    /** A reset link for an admin to hand over (CLI `users reset-link` with the server stopped). */
     const resetLink = Effect.fn("AccountsService.resetLink")(function* (username: string) {
       const user = yield* users.findByUsername(username)
       if (Option.isNone(user)) return yield* new NotFound({ message: `no user named ${username}` })
-      const token = newToken()
-      const now = yield* currentDate
-      yield* resets.insert({
-        tokenHash: hashToken(token),
-        userId: user.value.id,
-        now,
-        expiresAt: minutesAfter(now, PASSWORD_RESET_TTL_MINUTES),
-      })
-      return `${config.publicUrl}/reset-password/${token}`
+      return (yield* mintResetLink(user.value.id)).url
+    })
+
+    /** The same by id, for `POST /api/admin/users/{id}/reset-link`: the link and when it expires. */
+    const resetLinkFor = Effect.fn("AccountsService.resetLinkFor")(function* (id: UserId) {
+      if (Option.isNone(yield* users.findById(id))) return yield* new NotFound({ message: "no such user" })
+      return yield* mintResetLink(id)
     })
 
     /** Single use; every session of the user is revoked. */
@@ -312,6 +323,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       login,
       forgotPassword,
       resetLink,
+      resetLinkFor,
       resetPassword,
       changePassword,
       me,

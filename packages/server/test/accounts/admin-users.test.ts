@@ -1,4 +1,5 @@
 import { expect, layer } from "@effect/vitest"
+import { makeTonearmClient } from "@tonearm/client-sdk"
 import { UserId } from "@tonearm/core"
 import { DateTime, Effect } from "effect"
 import { createAndLogIn, logIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
@@ -65,6 +66,32 @@ layer(TestServerLive(), { excludeTestServices: true })("admin user management", 
       const again = yield* admin.client.adminUsers.delete({ path: { id: doomed.user.id } }).pipe(Effect.flip)
       expect(again._tag).toBe("NotFound")
     }),
+  )
+
+  it.effect(
+    "POST reset-link mints a one-hour link on the public URL that resets the password once; unknown id 404",
+    () =>
+      Effect.gen(function* () {
+        const admin = yield* logIn("admin")
+        const forgetful = yield* createAndLogIn(admin.client, "forgetful")
+        const link = yield* admin.client.adminUsers.resetLink({ path: { id: forgetful.user.id } })
+        expect(link.url).toMatch(/^http:\/\/tonearm\.test\/reset-password\/[A-Za-z0-9_-]{43}$/)
+        const minutesLeft = (DateTime.toEpochMillis(link.expires_at) - Date.now()) / 60_000
+        expect(minutesLeft).toBeGreaterThan(55)
+        expect(minutesLeft).toBeLessThanOrEqual(60)
+        const anonymous = yield* makeTonearmClient()
+        const token = link.url.split("/").at(-1)!
+        yield* anonymous.auth.resetPassword({ payload: { token, password: "a brand new password" } })
+        yield* logIn("forgetful", "a brand new password")
+        const reused = yield* anonymous.auth
+          .resetPassword({ payload: { token, password: "yet another password" } })
+          .pipe(Effect.flip)
+        expect(reused._tag).toBe("InvalidToken")
+        const unknown = yield* admin.client.adminUsers
+          .resetLink({ path: { id: UserId.make(crypto.randomUUID()) } })
+          .pipe(Effect.flip)
+        expect(unknown._tag).toBe("NotFound")
+      }),
   )
 
   it.effect("the last admin cannot be deleted (409 conflict)", () =>
