@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module"
 import { Command } from "commander"
+import { registerLogin } from "./commands/login.js"
 import { registerRebuild } from "./commands/rebuild.js"
 import { registerScan } from "./commands/scan.js"
 import { registerServe } from "./commands/serve.js"
@@ -16,6 +17,7 @@ const program = new Command()
   .showHelpAfterError()
 
 registerServe(program)
+registerLogin(program)
 registerScan(program)
 registerUsers(program)
 registerRebuild(program)

@@ -7,18 +7,31 @@ export const invocationDir = (): string => process.env.INIT_CWD ?? process.cwd()
 
 export const resolvePath = (value: string): string => path.resolve(invocationDir(), value)
 
-/** Flags win over the environment; relative directories are resolved from where the command was typed. */
-export const configProviderFor = (flags: ServerFlags): ConfigProvider.ConfigProvider => {
+/** What the last server on a data directory recorded: used when neither a flag nor the environment says. */
+export interface Recorded {
+  readonly dataDir?: string
+  readonly library?: string
+  readonly publicUrl?: string
+}
+
+/**
+ * Flags win over the environment, the environment over what the last server recorded; relative directories
+ * are resolved from where the command was typed.
+ */
+export const configProviderFor = (flags: ServerFlags, recorded: Recorded = {}): ConfigProvider.ConfigProvider => {
   const map = new Map<string, string>()
   const env = process.env
+  const given = (value: string | undefined) => (value === undefined || value === "" ? undefined : value)
   const setPath = (key: string, value: string | undefined) => {
-    if (value !== undefined && value !== "") map.set(key, resolvePath(value))
+    if (value !== undefined) map.set(key, resolvePath(value))
   }
   if (flags.port !== undefined) map.set("TONEARM_PORT", flags.port)
   if (flags.host !== undefined) map.set("TONEARM_HOST", flags.host)
   if (flags.databaseUrl !== undefined) map.set("TONEARM_DATABASE_URL", flags.databaseUrl)
-  setPath("TONEARM_LIBRARY", flags.library ?? env.TONEARM_LIBRARY)
-  setPath("TONEARM_DATA_DIR", flags.dataDir ?? env.TONEARM_DATA_DIR)
+  setPath("TONEARM_LIBRARY", given(flags.library) ?? given(env.TONEARM_LIBRARY) ?? recorded.library)
+  setPath("TONEARM_DATA_DIR", given(flags.dataDir) ?? given(env.TONEARM_DATA_DIR) ?? recorded.dataDir)
+  const publicUrl = given(env.TONEARM_PUBLIC_URL) ?? recorded.publicUrl
+  if (publicUrl !== undefined) map.set("TONEARM_PUBLIC_URL", publicUrl)
   return ConfigProvider.fromMap(map).pipe(ConfigProvider.orElse(() => ConfigProvider.fromEnv()))
 }
 

@@ -8,21 +8,35 @@ export interface ServerFlags {
   readonly databaseUrl?: string
 }
 
-export interface ScanFlags extends ServerFlags {
-  readonly full: boolean
-}
-
-export interface CreateFlags extends ServerFlags {
-  readonly password?: string
-  readonly email?: string
-  readonly admin: boolean
-}
-
 /** A command that talks to a running server through the SDK (`--server`, `--token`, `--json`). */
 export interface RemoteFlags {
   readonly server?: string
   readonly token?: string
   readonly json: boolean
+}
+
+/** A command that goes to the running server, or opens the database itself when none runs. */
+export interface AdminFlags extends ServerFlags, RemoteFlags {}
+
+export interface ScanFlags extends AdminFlags {
+  readonly full: boolean
+}
+
+export interface CreateFlags extends AdminFlags {
+  readonly password?: string
+  readonly email?: string
+  readonly admin: boolean
+}
+
+/** `tonearm login`. */
+export interface LoginFlags extends RemoteFlags {
+  readonly username?: string
+  readonly dataDir?: string
+}
+
+/** `tonearm missing purge`. */
+export interface PurgeFlags extends RemoteFlags {
+  readonly all: boolean
 }
 
 /** `tonearm rebuild`: exactly one of `--user NAME` and `--all`. */

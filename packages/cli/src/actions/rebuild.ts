@@ -1,7 +1,8 @@
+import type { TonearmClient } from "@tonearm/client-sdk"
 import type { RebuildRun } from "@tonearm/core"
 import { Data, DateTime, Effect } from "effect"
 import type { RebuildFlags } from "../flags.js"
-import { remoteClient } from "../remote.js"
+import { asAdmin } from "../remote.js"
 import { runCommand } from "../run.js"
 
 export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{ readonly message: string }> {}
@@ -38,35 +39,39 @@ export const rebuild = (flags: RebuildFlags) =>
     Effect.gen(function* () {
       if ((flags.user === undefined) === !flags.all)
         return yield* new InvalidArguments({ message: "give exactly one of --user NAME or --all" })
-      const client = yield* remoteClient(flags)
-      const started = yield* client.rebuilds.start({
-        payload: flags.user === undefined ? { all: true } : { username: flags.user },
-      })
-      const show = flags.json ? () => Effect.void : progressPrinter()
-      let run = yield* client.rebuilds.status({ path: { id: started.id } })
-      yield* show(run)
-      while (run.state === "running") {
-        yield* Effect.sleep(POLL_MS)
-        run = yield* client.rebuilds.status({ path: { id: started.id } })
-        yield* show(run)
-      }
-      const seconds = run.finished_at === null ? 0 : DateTime.distance(run.started_at, run.finished_at) / 1000
-      yield* Effect.sync(() =>
-        console.log(
-          flags.json
-            ? JSON.stringify(
-                {
-                  ...run,
-                  started_at: DateTime.formatIso(run.started_at),
-                  finished_at: run.finished_at === null ? null : DateTime.formatIso(run.finished_at),
-                },
-                null,
-                2,
-              )
-            : `rebuilt ${run.done} of ${run.total} users in ${seconds.toFixed(1)} s${run.failed > 0 ? `, ${run.failed} failed (see the server log)` : ""}`,
-        ),
-      )
-      if (run.state === "failed")
-        return yield* new RebuildFailed({ message: `${run.failed} of ${run.total} rebuilds failed` })
+      return yield* asAdmin(flags, ({ client }) => follow(client, flags))
     }),
   )
+
+const follow = (client: TonearmClient, flags: RebuildFlags) =>
+  Effect.gen(function* () {
+    const started = yield* client.rebuilds.start({
+      payload: flags.user === undefined ? { all: true } : { username: flags.user },
+    })
+    const show = flags.json ? () => Effect.void : progressPrinter()
+    let run = yield* client.rebuilds.status({ path: { id: started.id } })
+    yield* show(run)
+    while (run.state === "running") {
+      yield* Effect.sleep(POLL_MS)
+      run = yield* client.rebuilds.status({ path: { id: started.id } })
+      yield* show(run)
+    }
+    const seconds = run.finished_at === null ? 0 : DateTime.distance(run.started_at, run.finished_at) / 1000
+    yield* Effect.sync(() =>
+      console.log(
+        flags.json
+          ? JSON.stringify(
+              {
+                ...run,
+                started_at: DateTime.formatIso(run.started_at),
+                finished_at: run.finished_at === null ? null : DateTime.formatIso(run.finished_at),
+              },
+              null,
+              2,
+            )
+          : `rebuilt ${run.done} of ${run.total} users in ${seconds.toFixed(1)} s${run.failed > 0 ? `, ${run.failed} failed (see the server log)` : ""}`,
+      ),
+    )
+    if (run.state === "failed")
+      return yield* new RebuildFailed({ message: `${run.failed} of ${run.total} rebuilds failed` })
+  })

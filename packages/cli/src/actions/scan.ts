@@ -1,8 +1,12 @@
+import type { ScanStatus } from "@tonearm/core"
 import { DatabaseLive, Scanner, type ScanProgress, ServicesLive, TonearmConfig } from "@tonearm/server"
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { configProviderFor } from "../config.js"
+import { CliError } from "../errors.js"
 import type { ScanFlags } from "../flags.js"
+import { explained, notSignedIn, type Session, sessionOn } from "../remote.js"
 import { runCommand } from "../run.js"
+import { type Local, locate, recordedOf, requireDatabase } from "../target.js"
 
 const BAR_WIDTH = 30
 
@@ -30,17 +34,18 @@ const progressPrinter = () => {
     })
 }
 
-export const scan = (flags: ScanFlags) =>
-  runCommand(
-    Effect.gen(function* () {
+const scanHere = (flags: ScanFlags, target: Local) =>
+  Effect.gen(function* () {
+    yield* requireDatabase(target, flags.databaseUrl)
+    return yield* Effect.gen(function* () {
       const scanner = yield* Scanner
       const config = yield* TonearmConfig
       yield* Effect.logInfo(`scanning ${config.libraryDir}${flags.full ? " (full)" : ""}`)
       const result = yield* scanner.scan({ full: flags.full, onProgress: progressPrinter() })
       if (Option.isNone(result)) {
-        return yield* Effect.fail(
-          new Error("a scan is already running (on this server or another replica); try again later"),
-        )
+        return yield* new CliError({
+          message: "a scan is already running (on this server or another replica); try again later",
+        })
       }
       const summary = result.value
       yield* Effect.sync(() =>
@@ -50,6 +55,79 @@ export const scan = (flags: ScanFlags) =>
       )
     }).pipe(
       Effect.provide(ServicesLive.pipe(Layer.provide(DatabaseLive), Layer.provideMerge(TonearmConfig.layer))),
-      Effect.withConfigProvider(configProviderFor(flags)),
-    ),
+      Effect.withConfigProvider(configProviderFor(flags, recordedOf(target))),
+    )
+  })
+
+/** How often a server's scan is read. */
+const POLL_MS = 500
+
+/** A redrawn line on a terminal; on a pipe, one line when the scan starts and one when it ends. */
+const statusPrinter = () => {
+  const tty = process.stderr.isTTY === true
+  let printed = false
+  return (status: ScanStatus) =>
+    Effect.sync(() => {
+      const line = `scanning: ${status.files_seen} files · ${status.added} added · ${status.updated} updated · ${status.removed} removed · ${status.errors} errors`
+      if (tty) {
+        process.stderr.write(`\r\x1b[2K${line}`)
+        if (status.state !== "running") process.stderr.write("\n")
+      } else if (!printed || status.state !== "running") {
+        printed = true
+        process.stderr.write(`${line}\n`)
+      }
+    })
+}
+
+/** The server scans its own library: started (or joined, when one runs), followed until it ends. */
+const scanOnServer = (flags: ScanFlags, session: Session) =>
+  Effect.gen(function* () {
+    const { client } = session
+    const started = yield* client.scan.start({ payload: { full: flags.full } })
+    if (!started.started) yield* Effect.logInfo("a scan is already running on the server: following it")
+    const show = flags.json ? () => Effect.void : statusPrinter()
+    let status = yield* client.scan.status()
+    yield* show(status)
+    while (status.state === "running") {
+      yield* Effect.sleep(POLL_MS)
+      status = yield* client.scan.status()
+      yield* show(status)
+    }
+    const seconds =
+      status.started_at === null || status.finished_at === null
+        ? 0
+        : DateTime.distance(status.started_at, status.finished_at) / 1000
+    yield* Effect.sync(() =>
+      console.log(
+        flags.json
+          ? JSON.stringify(
+              {
+                ...status,
+                started_at: status.started_at === null ? null : DateTime.formatIso(status.started_at),
+                finished_at: status.finished_at === null ? null : DateTime.formatIso(status.finished_at),
+              },
+              null,
+              2,
+            )
+          : `scanned ${status.files_seen} files in ${seconds.toFixed(1)} s: ${status.added} added, ${status.updated} updated, ${status.removed} removed, ${status.errors} errors`,
+      ),
+    )
+    if (status.state === "failed")
+      return yield* new CliError({ message: `the scan on ${session.server.url} failed: see the server log` })
+  })
+
+/** `tonearm scan`: through the running server when there is one, else straight into the data directory. */
+export const scan = (flags: ScanFlags) =>
+  runCommand(
+    Effect.gen(function* () {
+      const target = yield* locate(flags)
+      if (target._tag === "Local") return yield* scanHere(flags, target)
+      if (flags.library !== undefined)
+        return yield* new CliError({
+          message: `the server at ${target.url} scans its own library; --library applies only when no server is running (restart it with tonearm serve --library DIR)`,
+        })
+      const session = yield* sessionOn(target, flags)
+      if (!session.signedIn) return yield* notSignedIn(target)
+      return yield* scanOnServer(flags, session).pipe(explained(session))
+    }),
   )

@@ -1,7 +1,7 @@
 import { type CurvePoint, TUNING_SCOPES, type TuningScope } from "@tonearm/core"
 import { Data, DateTime, Effect, Either } from "effect"
 import type { RemoteFlags } from "../flags.js"
-import { printRows, remoteClient } from "../remote.js"
+import { asAdmin, printRows } from "../remote.js"
 import { runCommand } from "../run.js"
 
 export class InvalidArguments extends Data.TaggedError("InvalidArguments")<{ readonly message: string }> {}
@@ -104,8 +104,7 @@ export const getTuning = (scope: string | undefined, flags: RemoteFlags) =>
   runCommand(
     Effect.gen(function* () {
       const only = scope === undefined ? undefined : yield* scopeOf(scope)
-      const client = yield* remoteClient(flags)
-      const view = yield* client.tuning.get()
+      const view = yield* asAdmin(flags, ({ client }) => client.tuning.get())
       const scopes = only === undefined ? TUNING_SCOPES : [only]
       yield* printRows(
         flags,
@@ -120,8 +119,7 @@ export const setTuning = (scope: string, assignments: ReadonlyArray<string>, fla
     Effect.gen(function* () {
       const target = yield* scopeOf(scope)
       const changes = yield* parseAssignments(assignments)
-      const client = yield* remoteClient(flags)
-      const answer = yield* client.tuning.patch({ payload: { scope: target, changes } })
+      const answer = yield* asAdmin(flags, ({ client }) => client.tuning.patch({ payload: { scope: target, changes } }))
       yield* printRows(flags, answer, fieldRows(answer.scope, answer))
     }),
   )
@@ -130,8 +128,7 @@ export const resetTuning = (scope: string, flags: RemoteFlags) =>
   runCommand(
     Effect.gen(function* () {
       const target = yield* scopeOf(scope)
-      const client = yield* remoteClient(flags)
-      const answer = yield* client.tuning.reset({ payload: { scope: target } })
+      const answer = yield* asAdmin(flags, ({ client }) => client.tuning.reset({ payload: { scope: target } }))
       yield* printRows(flags, answer, fieldRows(answer.scope, answer))
     }),
   )
@@ -139,8 +136,7 @@ export const resetTuning = (scope: string, flags: RemoteFlags) =>
 export const tuningAudit = (flags: RemoteFlags) =>
   runCommand(
     Effect.gen(function* () {
-      const client = yield* remoteClient(flags)
-      const rows = yield* client.tuning.audit()
+      const rows = yield* asAdmin(flags, ({ client }) => client.tuning.audit())
       yield* printRows(
         flags,
         rows,

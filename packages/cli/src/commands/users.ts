@@ -1,26 +1,38 @@
 import type { Command } from "commander"
-import type { CreateFlags, ServerFlags } from "../flags.js"
+import type { AdminFlags, CreateFlags } from "../flags.js"
+import { withRemoteFlags } from "../remote.js"
 import { withDatabaseFlags } from "./serve.js"
 
 const actions = () => import("../actions/users.js")
 
-export const registerUsers = (program: Command) => {
-  const users = program.command("users").description("manage accounts (works with the server stopped or running)")
+/** Through the running server when there is one (as a logged-in admin), else straight into its data directory. */
+const withAdminFlags = (command: Command) => withRemoteFlags(withDatabaseFlags(command))
 
-  withDatabaseFlags(
+export const registerUsers = (program: Command) => {
+  const users = program
+    .command("users")
+    .description(
+      "manage accounts: through the running server (tonearm login first), or in the data directory when none runs",
+    )
+
+  withAdminFlags(
     users
       .command("create <username>")
-      .description("create an account; the password comes from --password or standard input")
+      .description(
+        "create an account; the password comes from --password, a prompt without echo, or standard input (the first account of a new server becomes admin and logs you in)",
+      )
       .option("--password <password>", "the new account's password (8 to 256 characters)")
       .option("--email <email>", "email address, used for password resets")
       .option("--admin", "make the account an admin", false),
   ).action(async (username: string, flags: CreateFlags) => (await actions()).createUser(username, flags))
 
-  withDatabaseFlags(users.command("list").description("list accounts")).action(async (flags: ServerFlags) =>
+  withAdminFlags(users.command("list").description("list accounts")).action(async (flags: AdminFlags) =>
     (await actions()).listUsers(flags),
   )
 
-  withDatabaseFlags(
-    users.command("reset-link <username>").description("print a single-use password-reset link (valid one hour)"),
-  ).action(async (username: string, flags: ServerFlags) => (await actions()).resetLink(username, flags))
+  withAdminFlags(
+    users
+      .command("reset-link <username>")
+      .description("print a single-use password-reset link (valid one hour) on the server's public URL"),
+  ).action(async (username: string, flags: AdminFlags) => (await actions()).resetLink(username, flags))
 }
