@@ -20,15 +20,74 @@ export const freePort = () =>
     })
   })
 
+/** This test process's own state and config directories: nothing a test runs reads or writes the real home. */
+const home = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-cli-home-"))
+
 /** The environment a command runs in: none of the settings a developer's shell might carry. */
 export const cleanEnv = (extra: NodeJS.ProcessEnv = {}) => {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra }
-  delete env.TONEARM_DATABASE_URL
-  delete env.SERVICE_STREAM_SECRET
-  delete env.TONEARM_DATA_DIR
-  delete env.TONEARM_SERVER
-  delete env.TONEARM_TOKEN
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TONEARM_STATE_DIR: path.join(home, "state"),
+    TONEARM_CONFIG_DIR: path.join(home, "config"),
+    ...extra,
+  }
+  for (const name of [
+    "TONEARM_DATABASE_URL",
+    "SERVICE_STREAM_SECRET",
+    "TONEARM_DATA_DIR",
+    "TONEARM_LIBRARY",
+    "TONEARM_PUBLIC_URL",
+    "TONEARM_SERVER",
+    "TONEARM_TOKEN",
+  ])
+    if (!(name in extra)) delete env[name]
   return env
+}
+
+/** A command's outcome, never thrown: exit code, standard output and error. */
+export interface Outcome {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs the CLI with `input` on its standard input (a pipe, not a terminal). */
+export const runCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly env: NodeJS.ProcessEnv; readonly cwd?: string; readonly input?: string },
+) =>
+  new Promise<Outcome>((resolve, reject) => {
+    const child = spawn(tsx, [bin, ...args], { cwd: options.cwd ?? root, env: options.env })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    const timer = setTimeout(() => child.kill("SIGKILL"), 90_000)
+    child.once("error", reject)
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+    child.stdin.end(options.input ?? "")
+  })
+
+/** Polls until the URL answers 2xx. */
+export const waitFor = async (url: string, timeoutMs = 90_000) => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
+      if (response.ok) return response
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 200))
+  }
 }
 
 /** The embedded PostgreSQL runs as the `postgres` user when we are root: the directory must be reachable. */
