@@ -4,7 +4,7 @@ import { LoggingLive } from "./config.js"
 import { addressInUse, portInUse } from "./errors.js"
 
 /** Known startup failures carry a message meant for the operator: print it plainly, exit 1. */
-const operatorMessage = (cause: Cause.Cause<unknown>): string | undefined => {
+export const operatorMessage = (cause: Cause.Cause<unknown>): string | undefined => {
   const failure = Cause.failureOption(cause)
   if (failure._tag === "None") return undefined
   const error = failure.value as { _tag?: string; message?: unknown; cause?: unknown }

@@ -1,72 +1,38 @@
-import { type ChildProcess, execFile, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as net from "node:net"
-import * as os from "node:os"
 import * as path from "node:path"
-import { promisify } from "node:util"
-import { afterAll, describe, expect, it } from "@effect/vitest"
-
-const root = path.resolve(import.meta.dirname, "../../..")
-const tsx = path.join(root, "node_modules/.bin/tsx")
-const bin = path.join(root, "packages/cli/src/bin.ts")
-const run = promisify(execFile)
-
-/** The embedded PostgreSQL runs as the `postgres` user when we are root: the directory must be reachable. */
-const freshDataDir = () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-cli-"))
-  fs.chmodSync(dir, 0o755)
-  return dir
-}
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const server = net.createServer()
-    server.listen(0, "127.0.0.1", () => {
-      const port = (server.address() as net.AddressInfo).port
-      server.close(() => resolve(port))
-    })
-  })
-
-const cleanEnv = () => {
-  const env: NodeJS.ProcessEnv = { ...process.env, TONEARM_LOG_LEVEL: "info" }
-  delete env.TONEARM_DATABASE_URL
-  delete env.SERVICE_STREAM_SECRET
-  delete env.TONEARM_DATA_DIR
-  return env
-}
+import { describe, expect, it } from "@effect/vitest"
+import { bin, cleanEnv, freePort, freshDataDir, root, run, runCli, tsx } from "./support/served.js"
 
 const tonearm = (args: Array<string>, env: NodeJS.ProcessEnv = cleanEnv()) =>
   run(tsx, [bin, ...args], { cwd: root, env, timeout: 90_000 })
 
-const children: Array<ChildProcess> = []
-afterAll(() => {
-  for (const child of children) child.kill("SIGKILL")
-})
-
-const waitFor = async (url: string, timeoutMs: number) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(2000) })
-      if (response.ok) return response
-    } catch {
-      // not listening yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-  throw new Error(`${url} did not answer within ${timeoutMs} ms`)
+/** A user who never ran a server: empty state and config directories, commands typed in an empty folder. */
+const newcomer = () => {
+  const home = freshDataDir("tonearm-cli-newcomer-")
+  const cwd = path.join(home, "here")
+  fs.mkdirSync(cwd)
+  const env = cleanEnv({
+    TONEARM_STATE_DIR: path.join(home, "state"),
+    TONEARM_CONFIG_DIR: path.join(home, "config"),
+    INIT_CWD: cwd,
+  })
+  return { home, cwd, env }
 }
 
 describe("tonearm CLI", () => {
   it("every command answers --help", async () => {
     const cases: Array<[Array<string>, RegExp]> = [
-      [["--help"], /serve[\s\S]*migrate[\s\S]*users/],
+      [["--help"], /serve[\s\S]*migrate[\s\S]*login[\s\S]*logout[\s\S]*users/],
       [["serve", "--help"], /--port[\s\S]*--host[\s\S]*--library[\s\S]*--data-dir[\s\S]*--database-url/],
       [["migrate", "--help"], /--data-dir[\s\S]*--database-url/],
       [["users", "--help"], /create[\s\S]*list[\s\S]*reset-link/],
       [["users", "create", "--help"], /--password[\s\S]*--admin/],
       [["users", "list", "--help"], /--data-dir/],
-      [["users", "reset-link", "--help"], /reset/],
+      [["users", "reset-link", "--help"], /reset[\s\S]*--server[\s\S]*--token/],
+      [["scan", "--help"], /--full[\s\S]*--library[\s\S]*--server/],
+      [["login", "--help"], /--server[\s\S]*--username/],
+      [["logout", "--help"], /--server/],
     ]
     for (const [args, pattern] of cases) {
       const { stdout } = await tonearm(args)
@@ -91,62 +57,68 @@ describe("tonearm CLI", () => {
     )
   })
 
-  it("users create/list/reset-link work on a fresh data directory, then serve starts on it, answers, and shuts down cleanly", async () => {
-    const dataDir = freshDataDir()
-    const library = path.join(dataDir, "music")
-    fs.mkdirSync(library)
-    const created = await tonearm([
-      "users",
-      "create",
-      "ops",
-      "--admin",
-      "--password",
-      "operator pass",
-      "--data-dir",
-      dataDir,
-    ])
-    expect(created.stdout).toMatch(/created admin ops \([0-9a-f-]{36}\)/)
-    const listed = await tonearm(["users", "list", "--data-dir", dataDir])
-    expect(listed.stdout).toMatch(/^ops\tyes\t-\t/m)
-    const link = await tonearm(["users", "reset-link", "ops", "--data-dir", dataDir])
-    expect(link.stdout.trim()).toMatch(/^http:\/\/localhost:4533\/reset-password\/[A-Za-z0-9_-]{43}$/)
-
+  it("a taken port is named in one line, before the database starts", async () => {
+    const blocker = net.createServer()
     const port = await freePort()
-    const server = spawn(
-      tsx,
-      [bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--library", library, "--data-dir", dataDir],
-      {
-        cwd: root,
+    await new Promise<void>((resolve) => blocker.listen(port, "127.0.0.1", resolve))
+    try {
+      const dataDir = path.join(freshDataDir(), "fresh")
+      const failed = await runCli(["serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir], {
         env: cleanEnv(),
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    )
-    children.push(server)
-    let output = ""
-    server.stdout!.on("data", (chunk) => {
-      output += chunk
-    })
-    server.stderr!.on("data", (chunk) => {
-      output += chunk
-    })
-    const health = await waitFor(`http://127.0.0.1:${port}/healthz`, 60_000)
-    expect(await health.json()).toMatchObject({ status: "ok", database: true })
-    const login = await fetch(`http://127.0.0.1:${port}/api/auth/login`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ username: "ops", password: "operator pass" }),
-    })
-    expect(login.status).toBe(200)
-    // While the server runs, the CLI attaches to its database instead of starting a second one.
-    const whileRunning = await tonearm(["users", "list", "--data-dir", dataDir])
-    expect(whileRunning.stdout).toMatch(/^ops\tyes/m)
+      })
+      expect(failed.code).toBe(1)
+      expect(failed.stderr.trim()).toBe(
+        `tonearm: port ${port} is already in use (another tonearm or program is listening on 127.0.0.1:${port}); choose another with --port`,
+      )
+      expect(fs.existsSync(dataDir)).toBe(false)
+    } finally {
+      blocker.close()
+    }
+  }, 60_000)
 
-    expect(output).toContain(`library ${library}`)
-    expect(fs.existsSync(path.join(dataDir, "stream_secret"))).toBe(true)
-    const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)))
-    server.kill("SIGTERM")
-    expect(await exited).toBe(0)
-    expect(output).toContain("embedded PostgreSQL stopped")
-    expect(fs.existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false)
+  it("with no server running, a data directory without a database is refused and nothing is created", async () => {
+    const { cwd, env } = newcomer()
+    const nowhere = path.join(cwd, "not-a-data-dir")
+    for (const args of [
+      ["users", "list", "--data-dir", nowhere],
+      ["users", "create", "bob", "--password", "bob's password", "--data-dir", nowhere],
+      ["users", "reset-link", "bob", "--data-dir", nowhere],
+      ["scan", "--data-dir", nowhere],
+    ]) {
+      const refused = await runCli(args, { env, cwd })
+      expect(refused.code).toBe(1)
+      expect(refused.stderr.trim()).toMatch(
+        new RegExp(`^tonearm: no tonearm database in ${nowhere} and no server running`),
+      )
+    }
+    // Without --data-dir, the default ./data of where the command was typed: refused the same way, not created.
+    const typed = await runCli(["users", "create", "bob", "--password", "bob's password"], { env, cwd })
+    expect(typed.code).toBe(1)
+    expect(typed.stderr).toContain(`no tonearm database in ${path.join(cwd, "data")}`)
+    expect(fs.readdirSync(cwd)).toEqual([])
+    // A remote-only command says no server runs.
+    const rebuild = await runCli(["rebuild", "--all"], { env, cwd })
+    expect(rebuild.code).toBe(1)
+    expect(rebuild.stderr).toContain("no tonearm server is running")
+  }, 120_000)
+
+  it("migrate creates the database; then users create (password on stdin), list and reset-link work on it offline", async () => {
+    const { cwd, env } = newcomer()
+    const dataDir = freshDataDir()
+    const migrated = await runCli(["migrate", "--data-dir", dataDir], { env, cwd })
+    expect(migrated.code).toBe(0)
+    expect(fs.existsSync(path.join(dataDir, "postgres", "PG_VERSION"))).toBe(true)
+    const created = await runCli(["users", "create", "ops", "--admin", "--data-dir", dataDir], {
+      env,
+      cwd,
+      input: "operator pass\n",
+    })
+    expect(created.stdout).toMatch(/^created admin ops \([0-9a-f-]{36}\)$/m)
+    const listed = await runCli(["users", "list", "--data-dir", dataDir], { env, cwd })
+    expect(listed.stdout).toMatch(/^ops\tyes\t-\t/m)
+    // No server ever ran here: the link is on the default URL, and a warning says so.
+    const link = await runCli(["users", "reset-link", "ops", "--data-dir", dataDir], { env, cwd })
+    expect(link.stdout.trim()).toMatch(/^http:\/\/localhost:4533\/reset-password\/[A-Za-z0-9_-]{43}$/)
+    expect(link.stderr).toContain("TONEARM_PUBLIC_URL")
   }, 180_000)
 })

@@ -47,7 +47,7 @@ describe("tonearm rebuild", () => {
     expect(unknown.stderr).toContain("no user named nobody")
     const forbidden = await served.failing(["rebuild", "--all"], served.listenerToken)
     expect(forbidden.code).toBe(1)
-    expect(forbidden.stderr).toContain("admins only")
+    expect(forbidden.stderr).toContain("user listener is not an admin")
   }, 90_000)
 })
 
