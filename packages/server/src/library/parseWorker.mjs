@@ -101,19 +101,44 @@ const first = (value) => (Array.isArray(value) ? value[0] : value)
 
 const hasTags = ({ common }) => common.title !== undefined || common.artist !== undefined || common.album !== undefined
 
-const readTags = async (path, aac) => {
+// Formats whose header never carries the length: music-metadata finds it only when asked for the duration,
+// by reading the stream to its end (ADTS .aac frame by frame; Ogg Vorbis/Opus from the last page's granule
+// position, where a parse that is not asked stops after the first pages of a longer file).
+const DURATION_BY_READING = [".aac", ".ogg", ".oga", ".opus"]
+
+const needsDurationScan = (path) => {
+  const lower = path.toLowerCase()
+  return DURATION_BY_READING.some((extension) => lower.endsWith(extension))
+}
+
+const readTags = async (path) => {
   const handle = await open(path, "r")
   try {
     const blocks = new FileBlocks(handle, (await handle.stat()).size)
-    // ADTS .aac has no duration unless the whole stream is read; pictures only tell whether one exists.
-    // Tags at the end of a file (ID3v1, APE) are read only when the head had none: most files never need it.
-    const metadata = await parseFromTokenizer(new CachedFileTokenizer(blocks, path), {
-      duration: aac,
+    const duration = needsDurationScan(path)
+    // Pictures only tell whether one exists. Tags at the end of a file (ID3v1, APE) are read only when the
+    // head had none: most files never need it.
+    let metadata = await parseFromTokenizer(new CachedFileTokenizer(blocks, path), {
+      duration,
       skipCovers: false,
       skipPostHeaders: true,
     })
-    if (hasTags(metadata)) return metadata
-    return await parseFromTokenizer(new CachedFileTokenizer(blocks, path), { duration: aac, skipCovers: false })
+    if (!hasTags(metadata)) {
+      metadata = await parseFromTokenizer(new CachedFileTokenizer(blocks, path), { duration, skipCovers: false })
+    }
+    // Any other file whose header has no length (an MP3 without a Xing/VBRI frame, say): read it through once.
+    if (!duration && metadata.format.duration === undefined && metadata.format.container !== undefined) {
+      const scanned = await parseFromTokenizer(new CachedFileTokenizer(blocks, path), {
+        duration: true,
+        skipCovers: true,
+        skipPostHeaders: true,
+      })
+      if (scanned.format.duration !== undefined) {
+        metadata.format.duration = scanned.format.duration
+        metadata.format.bitrate ??= scanned.format.bitrate
+      }
+    }
+    return metadata
   } finally {
     await handle.close()
   }
@@ -162,7 +187,7 @@ const withSlot = async (task) => {
 const parseOne = (path) =>
   withSlot(async () => {
     try {
-      return { ok: true, tags: summaryOf(await readTags(path, path.toLowerCase().endsWith(".aac"))) }
+      return { ok: true, tags: summaryOf(await readTags(path)) }
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error) }
     }
