@@ -44,6 +44,13 @@ const FILES_PER_JOB = 16
 /** Jobs queued on each worker, so that it keeps parsing while the main thread is busy committing a batch. */
 const JOBS_IN_FLIGHT_PER_WORKER = 3
 
+/**
+ * Workers are terminated after this long without a job, and started again with the next one: a parse worker
+ * holds 30–40 MB (its own V8 heap and music-metadata), which a server idling between scans should not keep.
+ * Restarting one costs ~50 ms, against seconds to minutes of a scan; gaps inside a scan are far shorter.
+ */
+export const PARSE_WORKERS_IDLE_MS = 10_000
+
 type Reply = { readonly id: number; readonly results: ReadonlyArray<ParsedFile> }
 type Pending = { readonly size: number; readonly resume: (results: ReadonlyArray<ParsedFile>) => void }
 
@@ -64,9 +71,11 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
     readonly filesPerJob: number
     /** How many parseMany calls to keep running at once so that no worker ever waits for its next job. */
     readonly jobsInFlight: number
+    /** Worker threads alive now: 0 before the first job and again after an idle period. */
+    readonly liveWorkers: Effect.Effect<number>
   }
 >() {
-  static readonly make = (workers = Math.max(1, availableParallelism())) =>
+  static readonly make = (workers = Math.max(1, availableParallelism()), idleMs = PARSE_WORKERS_IDLE_MS) =>
     Effect.gen(function* () {
       const script = new URL("./parseWorker.mjs", import.meta.url)
       let nextId = 0
@@ -90,17 +99,37 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         return { worker, pending }
       }
 
-      // Workers start with the first file, so commands that never scan (users, migrate) never pay for them.
+      // Workers start with the first file, so commands that never scan (users, migrate) never pay for them,
+      // and stop after `idleMs` without a job (the next job starts them again).
       let closed = false
+      let inFlight = 0
+      let idleTimer: ReturnType<typeof setTimeout> | undefined
+      const stopAll = () => {
+        const stopping = slots.splice(0, slots.length)
+        return Promise.all(stopping.map(({ worker }) => worker.terminate()))
+      }
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => {
           closed = true
-          return Promise.all(slots.map(({ worker }) => worker.terminate()))
+          clearTimeout(idleTimer)
+          return stopAll()
         }).pipe(Effect.ignore),
       )
       const started = () => {
+        clearTimeout(idleTimer)
+        idleTimer = undefined
         if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
         return slots
+      }
+      const jobDone = () => {
+        inFlight--
+        if (inFlight > 0 || closed || slots.length === 0) return
+        clearTimeout(idleTimer)
+        idleTimer = setTimeout(() => {
+          idleTimer = undefined
+          if (inFlight === 0) void stopAll()
+        }, idleMs)
+        idleTimer.unref()
       }
 
       const parseMany = (paths: ReadonlyArray<string>) =>
@@ -114,9 +143,25 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
             candidate.pending.size < least.pending.size ? candidate : least,
           )
           const id = nextId++
-          slot.pending.set(id, { size: paths.length, resume: (results) => resume(Effect.succeed(results)) })
+          inFlight++
+          let done = false
+          const finish = () => {
+            if (done) return
+            done = true
+            jobDone()
+          }
+          slot.pending.set(id, {
+            size: paths.length,
+            resume: (results) => {
+              finish()
+              resume(Effect.succeed(results))
+            },
+          })
           slot.worker.postMessage({ id, paths })
-          return Effect.sync(() => slot.pending.delete(id))
+          return Effect.sync(() => {
+            slot.pending.delete(id)
+            finish()
+          })
         })
 
       return {
@@ -124,8 +169,10 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         workers,
         filesPerJob: FILES_PER_JOB,
         jobsInFlight: workers * JOBS_IN_FLIGHT_PER_WORKER,
+        liveWorkers: Effect.sync(() => slots.length),
       }
     })
 
-  static readonly layer = (workers?: number) => Layer.scoped(ParsePool, ParsePool.make(workers))
+  static readonly layer = (workers?: number, idleMs?: number) =>
+    Layer.scoped(ParsePool, ParsePool.make(workers, idleMs))
 }
