@@ -71,8 +71,8 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
     readonly filesPerJob: number
     /** How many parseMany calls to keep running at once so that no worker ever waits for its next job. */
     readonly jobsInFlight: number
-    /** Worker threads alive now: 0 before the first job and again after an idle period. */
-    readonly liveWorkers: Effect.Effect<number>
+    /** Worker threads alive now: 0 before the first job and again after an idle period (absent in test fakes). */
+    readonly liveWorkers?: Effect.Effect<number>
   }
 >() {
   static readonly make = (workers = Math.max(1, availableParallelism()), idleMs = PARSE_WORKERS_IDLE_MS) =>

@@ -17,25 +17,26 @@ it.live(
   () =>
     Effect.gen(function* () {
       const pool = yield* ParsePool
+      const live = pool.liveWorkers!
       const files = someAudio()
-      expect(yield* pool.liveWorkers).toBe(0) // nothing started before the first job
+      expect(yield* live).toBe(0) // nothing started before the first job
 
       const first = yield* pool.parseMany(files)
       expect(first.every((file) => file.ok)).toBe(true)
-      expect(yield* pool.liveWorkers).toBe(2)
+      expect(yield* live).toBe(2)
 
       // Jobs closer together than the idle period keep the same workers.
       yield* Effect.sleep("100 millis")
       yield* pool.parseMany(files.slice(0, 2))
-      expect(yield* pool.liveWorkers).toBe(2)
+      expect(yield* live).toBe(2)
 
       yield* Effect.sleep("700 millis")
-      expect(yield* pool.liveWorkers).toBe(0) // terminated after 300 ms without a job
+      expect(yield* live).toBe(0) // terminated after 300 ms without a job
 
       // A scan after the idle period still works: the workers come back.
       const again = yield* pool.parseMany(files)
       expect(again).toEqual(first)
-      expect(yield* pool.liveWorkers).toBe(2)
+      expect(yield* live).toBe(2)
     }).pipe(Effect.provide(ParsePool.layer(2, 300))),
   30_000,
 )
