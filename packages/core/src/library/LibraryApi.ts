@@ -17,7 +17,7 @@ import {
   ShuffleResult,
   YearRow,
 } from "./Library.js"
-import { ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
+import { ScanErrorPage, ScanErrorsQuery, ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
 
 const albumId = HttpApiSchema.param("id", AlbumId)
 const artistId = HttpApiSchema.param("id", ArtistId)
@@ -81,9 +81,18 @@ export class ScanApi extends HttpApiGroup.make("scan")
       .addSuccess(ScanStarted, { status: 202 })
       .annotate(
         OpenApi.Description,
-        "Starts an incremental scan (`full: true` re-reads every file). `started` is false when one is running.",
+        "Starts an incremental scan (`full: true` re-reads every file; no body or `{}` is incremental). `started` is false when one is running.",
       ),
   )
   .add(HttpApiEndpoint.get("status", "/api/admin/scan").addSuccess(ScanStatus))
+  .add(
+    HttpApiEndpoint.get("errors", "/api/admin/scan/errors")
+      .setUrlParams(ScanErrorsQuery)
+      .addSuccess(ScanErrorPage)
+      .annotate(
+        OpenApi.Description,
+        "The files scans could not index and why, by path; `limit` defaults to 50 and is clamped to 500.",
+      ),
+  )
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "Admin: library scan") {}

@@ -19,6 +19,34 @@ export const StartScanRequest = Schema.Struct({ full: Schema.optional(Schema.Boo
 
 export class ScanStarted extends Schema.Class<ScanStarted>("ScanStarted")({ started: Schema.Boolean }) {}
 
+/** Paging of GET /api/admin/scan/errors: limit defaults to 50 and is clamped to 500 (caps are clamps). */
+export const SCAN_ERRORS_PAGE_DEFAULT = 50
+export const SCAN_ERRORS_PAGE_MAX = 500
+
+const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
+
+export const ScanErrorsQuery = Schema.Struct({
+  offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),
+  limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+})
+export type ScanErrorsQuery = typeof ScanErrorsQuery.Type
+
+/** A library file the last scans could not index, and why (its path is relative to the library folder). */
+export class ScanFileError extends Schema.Class<ScanFileError>("ScanFileError")({
+  path: Schema.String,
+  message: Schema.String,
+  size_bytes: Schema.NonNegativeInt,
+  seen_at: Schema.DateTimeUtc,
+}) {}
+
+/** GET /api/admin/scan/errors: ordered by path. */
+export class ScanErrorPage extends Schema.Class<ScanErrorPage>("ScanErrorPage")({
+  items: Schema.Array(ScanFileError),
+  total: Schema.Int,
+  offset: Schema.Int,
+  limit: Schema.Int,
+}) {}
+
 /** Indexed file extensions (spec "What the service does" 1), matched in any letter case. */
 export const AUDIO_EXTENSIONS = [".mp3", ".m4a", ".flac", ".ogg", ".opus", ".aac", ".wav"] as const
 

@@ -1,4 +1,12 @@
-import { HttpApi, HttpApiBuilder, HttpIncomingMessage, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  Headers,
+  HttpApi,
+  HttpApiBuilder,
+  HttpIncomingMessage,
+  HttpMethod,
+  HttpServerRequest,
+  HttpServerResponse,
+} from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { apiErrorInfo, errorBody, TonearmApi } from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
@@ -36,6 +44,22 @@ const describeDecodeError = (error: HttpApiDecodeError) => {
     return `${field}: ${issue.message}`
   })
   return parts.length > 0 ? parts.join("; ") : error.message
+}
+
+/**
+ * A request that carries no body at all (no length, or length 0: `curl -X POST`, `fetch` without a body)
+ * reads as the empty object `{}`, so an endpoint whose payload fields are all optional takes their
+ * defaults and one with required fields answers `invalid_request` naming them, instead of "not valid
+ * JSON". The platform would parse the missing body as JSON; an empty form body decodes to `{}`.
+ */
+const emptyBodyAsObject = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  if (!HttpMethod.hasBody(request.method)) return request
+  const { headers } = request
+  const length = headers["content-length"]
+  const empty = length === undefined ? headers["transfer-encoding"] === undefined : length.trim() === "0"
+  const type = headers["content-type"]
+  if (!empty || (type !== undefined && !type.toLowerCase().includes("application/json"))) return request
+  return request.modify({ headers: Headers.set(headers, "content-type", "application/x-www-form-urlencoded") })
 }
 
 const isTagged = (value: unknown, tag: string): value is { readonly _tag: string } =>
@@ -111,6 +135,7 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
             })
           }
           return yield* app.pipe(
+            Effect.provideService(HttpServerRequest.HttpServerRequest, emptyBodyAsObject(request)),
             HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
             Effect.catchAllCause((cause) => toResponse(cause, request)),
           )

@@ -42,5 +42,6 @@ export const ScanHttpLive = HttpApiBuilder.group(TonearmApi, "scan", (handlers) 
     return handlers
       .handle("start", ({ payload }) => scans.start(payload.full ?? false))
       .handle("status", () => scans.status)
+      .handle("errors", ({ urlParams }) => scans.errors(urlParams))
   }),
 )

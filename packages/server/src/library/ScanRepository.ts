@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect, Option, Schema } from "effect"
-import { decodeFirst } from "../db/rows.js"
+import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
 export const ScanRecord = Schema.Struct({
@@ -17,6 +17,15 @@ export const ScanRecord = Schema.Struct({
   message: Schema.NullOr(Schema.String),
 })
 export type ScanRecord = typeof ScanRecord.Type
+
+/** A file scans could not index (scan_errors, written by the catalogue during a scan). */
+export const ScanErrorRecord = Schema.Struct({
+  path: Schema.String,
+  message: Schema.String,
+  size_bytes: Schema.NumberFromString,
+  seen_at: Schema.DateTimeUtcFromDate,
+})
+export type ScanErrorRecord = typeof ScanErrorRecord.Type
 
 export interface ScanCounters {
   readonly filesSeen: number
@@ -99,6 +108,21 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
       orInternal("ScanRepository.everCompleted"),
     )
 
-    return { acquireLock, lockHeld, start, progress, finish, latest, everCompleted } as const
+    /** A page of scan errors by path, and how many there are. */
+    const errorPage = (offset: number, limit: number) =>
+      Effect.all(
+        [
+          sql`
+            SELECT path, message, size_bytes, seen_at FROM scan_errors
+            ORDER BY path LIMIT ${limit} OFFSET ${offset}`.pipe(Effect.flatMap(decodeRows(ScanErrorRecord))),
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM scan_errors`.pipe(Effect.map((rows) => rows[0]?.n ?? 0)),
+        ],
+        { concurrency: 2 },
+      ).pipe(
+        Effect.map(([items, total]) => ({ items, total })),
+        orInternal("ScanRepository.errorPage"),
+      )
+
+    return { acquireLock, lockHeld, start, progress, finish, latest, everCompleted, errorPage } as const
   }),
 }) {}

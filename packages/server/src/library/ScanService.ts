@@ -1,4 +1,13 @@
-import { ScanStarted, ScanStatus } from "@tonearm/core"
+import {
+  clampLimit,
+  SCAN_ERRORS_PAGE_DEFAULT,
+  SCAN_ERRORS_PAGE_MAX,
+  ScanErrorPage,
+  type ScanErrorsQuery,
+  ScanFileError,
+  ScanStarted,
+  ScanStatus,
+} from "@tonearm/core"
 import { Deferred, Effect, Layer, Option } from "effect"
 import { Scanner } from "./Scanner.js"
 import { ScanRepository } from "./ScanRepository.js"
@@ -83,7 +92,21 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
       return (yield* start(false)).started
     })
 
-    return { start, status, startIfNeverScanned } as const
+    /** The files scans could not index, by path. */
+    const errors = (query: ScanErrorsQuery) =>
+      Effect.gen(function* () {
+        const offset = query.offset ?? 0
+        const limit = clampLimit(query.limit, SCAN_ERRORS_PAGE_DEFAULT, SCAN_ERRORS_PAGE_MAX)
+        const page = yield* scans.errorPage(offset, limit)
+        return new ScanErrorPage({
+          items: page.items.map((row) => new ScanFileError(row)),
+          total: page.total,
+          offset,
+          limit,
+        })
+      })
+
+    return { start, status, startIfNeverScanned, errors } as const
   }),
   dependencies: [Scanner.Default, ScanRepository.Default],
 }) {}

@@ -7,7 +7,7 @@ import { CatalogRepository } from "./CatalogRepository.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { plan } from "./scan/plan.js"
-import { inBatches, readFolders } from "./scan/read.js"
+import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
 import { tidy } from "./scan/tidy.js"
 import { walk } from "./scan/walk.js"
 import { writeBatch } from "./scan/write.js"
@@ -30,6 +30,17 @@ export interface ScanSummary extends ScanCounters {
 }
 
 type Tally = Omit<ScanProgress, "phase">
+
+/** One warning line per file that could not be read, naming it and why (also kept in scan_errors). */
+const logFailures = (batch: ReadonlyArray<ParsedFolder>) =>
+  Effect.forEach(
+    batch.flatMap(({ outcomes }) => outcomes),
+    (outcome) =>
+      outcome._tag === "Failed"
+        ? Effect.logWarning(`scan: could not index ${JSON.stringify(outcome.error.path)}: ${outcome.error.message}`)
+        : Effect.void,
+    { discard: true },
+  )
 
 const noCounts: Tally = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, filesToRead: 0, filesRead: 0 }
 
@@ -74,6 +85,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
               const batch = Chunk.toReadonlyArray(chunk)
               const read = batch.reduce((files, { outcomes }) => files + outcomes.length, 0)
               yield* Ref.update(tally, (counts) => ({ ...counts, filesRead: counts.filesRead + read }))
+              yield* logFailures(batch)
               const written = yield* writeBatch(known, options.full, batch)
               const counts = yield* Ref.updateAndGet(tally, (counts) => ({
                 ...counts,
