@@ -5,6 +5,7 @@ import m0002 from "./migrations/0002_library.js"
 import m0003 from "./migrations/0003_listening.js"
 import m0004 from "./migrations/0004_recommendations.js"
 import m0005 from "./migrations/0005_rebuild_schedule.js"
+import m0006 from "./migrations/0006_missing_tracks.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -13,6 +14,7 @@ export const migrations = {
   "0003_listening": m0003,
   "0004_recommendations": m0004,
   "0005_rebuild_schedule": m0005,
+  "0006_missing_tracks": m0006,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -35,10 +35,33 @@ export interface BatchOutcome {
   readonly trackIds: ReadonlyArray<string>
 }
 
-/** What tidying removed or changed. */
+/** A track a new file may be the moved copy of: missing already, or its path vanished in this scan. */
+export interface VanishedTrack {
+  readonly id: string
+  readonly path: string
+  readonly sizeBytes: number
+  readonly title: string
+  readonly album: string
+  readonly artist: string
+  readonly trackNumber: number | null
+  readonly durationMs: number
+  /** Marked missing by an earlier scan (else it was present when this scan began). */
+  readonly missing: boolean
+}
+
+/** A track row that takes a new path (its file moved): written before the batch's upsert, keeping its id. */
+export interface TrackMove {
+  readonly id: string
+  readonly path: string
+}
+
+/**
+ * What tidying changed, as sync sees it: `gone*` left the library (deleted, or now missing), `changed*`
+ * are present and were restored, recounted or re-covered.
+ */
 export interface TidyOutcome {
-  readonly deletedAlbums: ReadonlyArray<string>
-  readonly deletedArtists: ReadonlyArray<string>
+  readonly goneAlbums: ReadonlyArray<string>
+  readonly goneArtists: ReadonlyArray<string>
   readonly changedAlbums: ReadonlyArray<string>
   readonly changedArtists: ReadonlyArray<string>
 }
@@ -50,7 +73,12 @@ const chunks = <A>(items: ReadonlyArray<A>): Array<ReadonlyArray<A>> => {
   return out
 }
 
-/** The scanner's writes: batches of folders upserted in one transaction each, so a killed scan loses nothing committed. */
+/**
+ * The scanner's writes: batches of folders upserted in one transaction each, so a killed scan loses nothing
+ * committed. The only writer of `indexed_tracks`, `indexed_albums` and `indexed_artists` (the base tables
+ * behind the `tracks`, `albums` and `artists` views of present rows, migration 0006): every upsert clears
+ * `missing_since`, a vanished file marks its track missing, and only an admin's purge deletes a track.
+ */
 export class CatalogRepository extends Effect.Service<CatalogRepository>()("@tonearm/server/CatalogRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -74,6 +102,47 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       ),
       orInternal("CatalogRepository.knownErrors"),
     )
+
+    /** Present tracks: whether an empty or absent library folder would hide a whole index. */
+    const presentTrackCount = sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+      orInternal("CatalogRepository.presentTrackCount"),
+    )
+
+    /** The tracks a new file may be a moved copy of: every missing track, and the present ones at `removedPaths`. */
+    const vanishedTracks = (removedPaths: ReadonlyArray<string>) =>
+      sql<{
+        id: string
+        path: string
+        size_bytes: string
+        title: string
+        album: string
+        artist: string
+        track_number: number | null
+        duration_ms: number
+        missing: boolean
+      }>`
+        SELECT t.id, t.path, t.size_bytes, t.title, al.title AS album, ar.name AS artist, t.track_number,
+               t.duration_ms, t.missing_since IS NOT NULL AS missing
+        FROM indexed_tracks t JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
+        WHERE t.missing_since IS NOT NULL OR t.path = ANY(${removedPaths as Array<string>}::text[])`.pipe(
+        Effect.map((rows) =>
+          rows.map(
+            (row): VanishedTrack => ({
+              id: row.id,
+              path: row.path,
+              sizeBytes: Number(row.size_bytes),
+              title: row.title,
+              album: row.album,
+              artist: row.artist,
+              trackNumber: row.track_number,
+              durationMs: row.duration_ms,
+              missing: row.missing,
+            }),
+          ),
+        ),
+        orInternal("CatalogRepository.vanishedTracks"),
+      )
 
     const knownFolders = sql<{ path: string; sidecar: string | null; sidecar_mtime_ms: string | null }>`
       SELECT path, sidecar, sidecar_mtime_ms FROM library_folders`.pipe(
@@ -102,6 +171,8 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       readonly errors: ReadonlyArray<ScanErrorRow>
       /** Some of these files were scan errors before: clear their error rows. */
       readonly clearErrors: boolean
+      /** Tracks whose files moved: they take their new path before the upsert, which then updates them in place. */
+      readonly moves?: ReadonlyArray<TrackMove>
       readonly now: Date
     }) =>
       Effect.gen(function* () {
@@ -111,14 +182,15 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         const artists = [...rows.artists.values()]
         if (artists.length > 0) {
           const written = yield* sql<{ id: string; name_key: string }>`
-            INSERT INTO artists (name, name_key, sort_name, sort_key, search_key, mbid, created_at, updated_at)
+            INSERT INTO indexed_artists (name, name_key, sort_name, sort_key, search_key, mbid, created_at, updated_at)
             SELECT a.name, a.name_key, a.sort_name, a.sort_key, a.search_key, a.mbid, ${now}, ${now}
             FROM unnest(${column(artists, "name")}::text[], ${column(artists, "name_key")}::text[],
                         ${column(artists, "sort_name")}::text[], ${column(artists, "sort_key")}::text[],
                         ${column(artists, "search_key")}::text[], ${column(artists, "mbid")}::text[])
                  AS a (name, name_key, sort_name, sort_key, search_key, mbid)
             ON CONFLICT (name_key) DO UPDATE SET
-              mbid = COALESCE(EXCLUDED.mbid, artists.mbid), updated_at = EXCLUDED.updated_at
+              mbid = COALESCE(EXCLUDED.mbid, indexed_artists.mbid), updated_at = EXCLUDED.updated_at,
+              missing_since = NULL
             RETURNING id, name_key`
           for (const row of written) artistIds.set(row.name_key, row.id)
         }
@@ -126,7 +198,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         const albums = [...rows.albums.values()]
         if (albums.length > 0) {
           const written = yield* sql<{ id: string; album_key: string }>`
-            INSERT INTO albums (album_key, title, artist_id, search_key, release_date, year, mbid, compilation,
+            INSERT INTO indexed_albums (album_key, title, artist_id, search_key, release_date, year, mbid, compilation,
                                 cover_art_source, cover_path, added_at, updated_at)
             SELECT a.album_key, a.title, a.artist_id, a.search_key, a.release_date, a.year, a.mbid, a.compilation,
                    a.cover_art_source, a.cover_path, ${now}, ${now}
@@ -144,11 +216,12 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
               search_key = EXCLUDED.search_key,
               release_date = EXCLUDED.release_date,
               year = EXCLUDED.year,
-              mbid = COALESCE(EXCLUDED.mbid, albums.mbid),
+              mbid = COALESCE(EXCLUDED.mbid, indexed_albums.mbid),
               compilation = EXCLUDED.compilation,
-              cover_art_source = COALESCE(EXCLUDED.cover_art_source, albums.cover_art_source),
-              cover_path = CASE WHEN EXCLUDED.cover_art_source IS NULL THEN albums.cover_path ELSE EXCLUDED.cover_path END,
-              updated_at = EXCLUDED.updated_at
+              cover_art_source = COALESCE(EXCLUDED.cover_art_source, indexed_albums.cover_art_source),
+              cover_path = CASE WHEN EXCLUDED.cover_art_source IS NULL THEN indexed_albums.cover_path ELSE EXCLUDED.cover_path END,
+              updated_at = EXCLUDED.updated_at,
+              missing_since = NULL
             RETURNING id, album_key`
           for (const row of written) albumIds.set(row.album_key, row.id)
         }
@@ -156,9 +229,16 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         const updatedPaths: Array<string> = []
         const trackIds: Array<string> = []
         const tracks = rows.tracks
+        const moves = input.moves ?? []
+        if (moves.length > 0) {
+          yield* sql`
+            UPDATE indexed_tracks t SET path = m.path
+            FROM unnest(${column(moves, "id")}::uuid[], ${column(moves, "path")}::text[]) AS m (id, path)
+            WHERE t.id = m.id`
+        }
         if (tracks.length > 0) {
           const written = yield* sql<{ id: string; path: string; inserted: boolean }>`
-            INSERT INTO tracks (path, directory, size_bytes, mtime_ms, title, search_key, album_id, artist_id,
+            INSERT INTO indexed_tracks (path, directory, size_bytes, mtime_ms, title, search_key, album_id, artist_id,
                                 track_number, disc_number, duration_ms, genre, file_format, bitrate_kbps, mbid,
                                 has_embedded_cover, added_at, updated_at)
             SELECT t.path, t.directory, t.size_bytes, t.mtime_ms, t.title, t.search_key, t.album_id, t.artist_id,
@@ -181,7 +261,8 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
               artist_id = EXCLUDED.artist_id, track_number = EXCLUDED.track_number, disc_number = EXCLUDED.disc_number,
               duration_ms = EXCLUDED.duration_ms, genre = EXCLUDED.genre, file_format = EXCLUDED.file_format,
               bitrate_kbps = EXCLUDED.bitrate_kbps, mbid = EXCLUDED.mbid,
-              has_embedded_cover = EXCLUDED.has_embedded_cover, updated_at = EXCLUDED.updated_at
+              has_embedded_cover = EXCLUDED.has_embedded_cover, updated_at = EXCLUDED.updated_at,
+              missing_since = NULL
             RETURNING id, path, (xmax = 0) AS inserted`
           const idByPath = new Map<string, string>()
           for (const row of written) {
@@ -230,8 +311,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
             ON CONFLICT (path) DO UPDATE SET
               size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms, message = EXCLUDED.message,
               seen_at = EXCLUDED.seen_at`
-          // A file that turned corrupt is no longer a track.
-          yield* sql`DELETE FROM tracks WHERE path = ANY(${errorPaths}::text[])`
+          // A file that turned unreadable keeps its track as it was (likes, playlists, plays): only the error is new.
         }
         return {
           inserted: insertedTracks,
@@ -242,15 +322,32 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         } satisfies BatchOutcome
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.writeBatch"))
 
-    /** Removes tracks whose files are gone; returns their ids. */
-    const removeTracks = (paths: ReadonlyArray<string>) =>
+    /** Marks the present tracks at these paths missing (their files are gone); returns their ids. */
+    const markMissing = (paths: ReadonlyArray<string>, now: Date) =>
       Effect.forEach(chunks(paths), (chunk) =>
-        sql<{ id: string }>`DELETE FROM tracks WHERE path = ANY(${chunk as Array<string>}) RETURNING id`.pipe(
-          Effect.map((rows) => rows.map((row) => row.id)),
-        ),
+        sql<{ id: string }>`
+          UPDATE indexed_tracks SET missing_since = ${now}
+          WHERE path = ANY(${chunk as Array<string>}) AND missing_since IS NULL
+          RETURNING id`.pipe(Effect.map((rows) => rows.map((row) => row.id))),
       ).pipe(
         Effect.map((ids) => ids.flat()),
-        orInternal("CatalogRepository.removeTracks"),
+        orInternal("CatalogRepository.markMissing"),
+      )
+
+    /**
+     * Deletes missing tracks for good (an admin's choice): the given ids, or every missing track when
+     * `ids` is undefined. Present tracks are never touched. Returns the ids deleted.
+     */
+    const purgeMissing = (ids: ReadonlyArray<string> | undefined) =>
+      (ids === undefined
+        ? sql<{ id: string }>`DELETE FROM indexed_tracks WHERE missing_since IS NOT NULL RETURNING id`
+        : sql<{ id: string }>`
+            DELETE FROM indexed_tracks
+            WHERE missing_since IS NOT NULL AND id = ANY(${ids as Array<string>}::uuid[])
+            RETURNING id`
+      ).pipe(
+        Effect.map((rows) => rows.map((row) => row.id)),
+        orInternal("CatalogRepository.purgeMissing"),
       )
 
     const forgetFolders = (paths: ReadonlyArray<string>) =>
@@ -272,58 +369,93 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       ).pipe(orInternal("CatalogRepository.forgetErrors"))
 
     /**
-     * After a scan that changed anything: drop albums and artists left empty, drop covers whose source is
-     * gone, and refresh the stored counts the browse queries read.
+     * After a scan (or a purge) that changed anything: delete albums and artists left with no rows at all,
+     * flag the ones left with nothing present missing (an album: no present track; an artist: no present
+     * track nor album) and restore the others, drop covers whose source is gone, and refresh the stored
+     * counts the browse queries read (present rows only; an album or artist with none counts 0).
      */
-    const tidy = Effect.gen(function* () {
-      const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
-      const deletedAlbums = yield* sql<{ id: string }>`
-        DELETE FROM albums a WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id) RETURNING id`
-      const deletedArtists = yield* sql<{ id: string }>`
-        DELETE FROM artists ar
-        WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.artist_id = ar.id)
-          AND NOT EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id)
-        RETURNING id`
-      const uncovered = yield* sql<{ id: string }>`
-        UPDATE albums SET cover_art_source = NULL, cover_path = NULL
-        WHERE (cover_art_source = 'embedded'
-               AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.path = albums.cover_path AND t.has_embedded_cover))
-           OR (cover_art_source = 'sidecar'
-               AND NOT EXISTS (SELECT 1 FROM library_folders f WHERE f.sidecar = albums.cover_path))
-        RETURNING id`
-      // An album that lost its sidecar falls back to an embedded picture of its own tracks.
-      const recovered = yield* sql<{ id: string }>`
-        UPDATE albums a SET cover_art_source = 'embedded', cover_path = pick.path
-        FROM (SELECT DISTINCT ON (album_id) album_id, path FROM tracks WHERE has_embedded_cover
-              ORDER BY album_id, disc_number NULLS FIRST, track_number NULLS FIRST, path) pick
-        WHERE a.id = pick.album_id AND a.cover_art_source IS NULL
-        RETURNING a.id`
-      const recounted = yield* sql<{ id: string }>`
-        UPDATE albums a SET track_count = s.n, duration_ms = s.ms
-        FROM (SELECT album_id, count(*)::int AS n, COALESCE(sum(duration_ms), 0)::bigint AS ms FROM tracks GROUP BY album_id) s
-        WHERE a.id = s.album_id AND (a.track_count <> s.n OR a.duration_ms <> s.ms)
-        RETURNING a.id`
-      const artistsRecounted = yield* sql<{ id: string }>`
-        UPDATE artists ar SET album_count = COALESCE(al.n, 0), track_count = COALESCE(tr.n, 0)
-        FROM artists base
-        LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM albums GROUP BY artist_id) al ON al.artist_id = base.id
-        LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM tracks GROUP BY artist_id) tr ON tr.artist_id = base.id
-        WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))
-        RETURNING ar.id`
-      return {
-        deletedAlbums: ids(deletedAlbums),
-        deletedArtists: ids(deletedArtists),
-        changedAlbums: [...new Set([...ids(uncovered), ...ids(recovered), ...ids(recounted)])],
-        changedArtists: ids(artistsRecounted),
-      } satisfies TidyOutcome
-    }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
+    const tidy = (now: Date) =>
+      Effect.gen(function* () {
+        const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
+        const deletedAlbums = yield* sql<{ id: string }>`
+          DELETE FROM indexed_albums a WHERE NOT EXISTS (SELECT 1 FROM indexed_tracks t WHERE t.album_id = a.id)
+          RETURNING id`
+        const deletedArtists = yield* sql<{ id: string }>`
+          DELETE FROM indexed_artists ar
+          WHERE NOT EXISTS (SELECT 1 FROM indexed_tracks t WHERE t.artist_id = ar.id)
+            AND NOT EXISTS (SELECT 1 FROM indexed_albums a WHERE a.artist_id = ar.id)
+          RETURNING id`
+        // `tracks` and `albums` are the views of present rows: they see the flags set just before.
+        const missingAlbums = yield* sql<{ id: string }>`
+          UPDATE indexed_albums a SET missing_since = ${now}
+          WHERE a.missing_since IS NULL AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id)
+          RETURNING id`
+        const restoredAlbums = yield* sql<{ id: string }>`
+          UPDATE indexed_albums a SET missing_since = NULL
+          WHERE a.missing_since IS NOT NULL AND EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id)
+          RETURNING id`
+        const missingArtists = yield* sql<{ id: string }>`
+          UPDATE indexed_artists ar SET missing_since = ${now}
+          WHERE ar.missing_since IS NULL
+            AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.artist_id = ar.id)
+            AND NOT EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id)
+          RETURNING id`
+        const restoredArtists = yield* sql<{ id: string }>`
+          UPDATE indexed_artists ar SET missing_since = NULL
+          WHERE ar.missing_since IS NOT NULL
+            AND (EXISTS (SELECT 1 FROM tracks t WHERE t.artist_id = ar.id)
+                 OR EXISTS (SELECT 1 FROM albums a WHERE a.artist_id = ar.id))
+          RETURNING id`
+        const uncovered = yield* sql<{ id: string }>`
+          UPDATE indexed_albums al SET cover_art_source = NULL, cover_path = NULL
+          WHERE al.missing_since IS NULL
+            AND ((al.cover_art_source = 'embedded'
+                  AND NOT EXISTS (SELECT 1 FROM tracks t WHERE t.path = al.cover_path AND t.has_embedded_cover))
+              OR (al.cover_art_source = 'sidecar'
+                  AND NOT EXISTS (SELECT 1 FROM library_folders f WHERE f.sidecar = al.cover_path)))
+          RETURNING id`
+        // An album that lost its sidecar falls back to an embedded picture of its own tracks.
+        const recovered = yield* sql<{ id: string }>`
+          UPDATE indexed_albums a SET cover_art_source = 'embedded', cover_path = pick.path
+          FROM (SELECT DISTINCT ON (album_id) album_id, path FROM tracks WHERE has_embedded_cover
+                ORDER BY album_id, disc_number NULLS FIRST, track_number NULLS FIRST, path) pick
+          WHERE a.id = pick.album_id AND a.cover_art_source IS NULL AND a.missing_since IS NULL
+          RETURNING a.id`
+        const recounted = yield* sql<{ id: string; present: boolean }>`
+          UPDATE indexed_albums a SET track_count = COALESCE(s.n, 0), duration_ms = COALESCE(s.ms, 0)
+          FROM indexed_albums base
+          LEFT JOIN (SELECT album_id, count(*)::int AS n, COALESCE(sum(duration_ms), 0)::bigint AS ms
+                     FROM tracks GROUP BY album_id) s ON s.album_id = base.id
+          WHERE a.id = base.id AND (a.track_count <> COALESCE(s.n, 0) OR a.duration_ms <> COALESCE(s.ms, 0))
+          RETURNING a.id, a.missing_since IS NULL AS present`
+        const artistsRecounted = yield* sql<{ id: string; present: boolean }>`
+          UPDATE indexed_artists ar SET album_count = COALESCE(al.n, 0), track_count = COALESCE(tr.n, 0)
+          FROM indexed_artists base
+          LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM albums GROUP BY artist_id) al ON al.artist_id = base.id
+          LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM tracks GROUP BY artist_id) tr ON tr.artist_id = base.id
+          WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))
+          RETURNING ar.id, ar.missing_since IS NULL AS present`
+        const present = (rows: ReadonlyArray<{ id: string; present: boolean }>) =>
+          rows.filter((row) => row.present).map((row) => row.id)
+        return {
+          goneAlbums: [...ids(deletedAlbums), ...ids(missingAlbums)],
+          goneArtists: [...ids(deletedArtists), ...ids(missingArtists)],
+          changedAlbums: [
+            ...new Set([...ids(restoredAlbums), ...ids(uncovered), ...ids(recovered), ...present(recounted)]),
+          ],
+          changedArtists: [...new Set([...ids(restoredArtists), ...present(artistsRecounted)])],
+        } satisfies TidyOutcome
+      }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
     return {
       knownTracks,
       knownErrors,
       knownFolders,
+      presentTrackCount,
+      vanishedTracks,
       writeBatch,
-      removeTracks,
+      markMissing,
+      purgeMissing,
       forgetFolders,
       forgetErrors,
       tidy,

@@ -6,12 +6,13 @@ import { TonearmConfig } from "../config/TonearmConfig.js"
 import { CatalogRepository } from "./CatalogRepository.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
+import { MoveCandidates } from "./scan/moves.js"
 import { plan } from "./scan/plan.js"
 import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
 import { tidy } from "./scan/tidy.js"
 import { walk } from "./scan/walk.js"
 import { writeBatch } from "./scan/write.js"
-import { libraryFolderUnreadableIn } from "./walk.js"
+import { LibraryFolderUnreadable, libraryFolderEmpty, libraryFolderUnreadableIn, withIndexKept } from "./walk.js"
 
 export interface ScanProgress extends ScanCounters {
   readonly phase: "walking" | "reading" | "tidying" | "done"
@@ -50,6 +51,11 @@ const noCounts: Tally = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors
  * time) → write (one transaction per batch) → tidy. Incremental by default; `full` re-reads everything.
  * Each batch commits on its own, so a scan that is killed loses nothing already indexed and the next one
  * continues from there. A file that cannot be read is recorded as a scan error and never stops the scan.
+ *
+ * Missing, not deleted: a track whose file vanished is marked missing (kept with its id and everything
+ * pointing at it) and returns under the same id, at the same path or moved (same size and tags). A library
+ * folder that is absent, unreadable or holds no audio files while the index holds tracks fails the scan
+ * before anything is marked missing, and so does one that vanishes or empties before the tidy phase.
  */
 export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
   effect: Effect.gen(function* () {
@@ -69,8 +75,19 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
             : Effect.flatMap(Ref.get(tally), (counts) => options.onProgress!({ ...counts, phase }))
         yield* report("walking")
 
-        const { walked, known } = yield* walk(root)
+        const catalog = yield* CatalogRepository
+        const { walked, known } = yield* walk(root).pipe(
+          Effect.catchIf(
+            (error): error is LibraryFolderUnreadable => error instanceof LibraryFolderUnreadable,
+            (error) =>
+              Effect.flatMap(catalog.presentTrackCount, (indexed) => Effect.fail(withIndexKept(error, indexed))),
+          ),
+        )
+        if (walked.folders.size === 0 && known.tracks.size > 0) {
+          return yield* Effect.fail(libraryFolderEmpty(root, known.tracks.size))
+        }
         const planned = plan(walked, known, options.full)
+        const candidates = new MoveCandidates(yield* catalog.vanishedTracks(planned.removedPaths))
         yield* Ref.update(tally, (counts) => ({
           ...counts,
           filesSeen: planned.filesSeen,
@@ -86,7 +103,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
               const read = batch.reduce((files, { outcomes }) => files + outcomes.length, 0)
               yield* Ref.update(tally, (counts) => ({ ...counts, filesRead: counts.filesRead + read }))
               yield* logFailures(batch)
-              const written = yield* writeBatch(known, options.full, batch)
+              const written = yield* writeBatch(known, options.full, batch, candidates)
               const counts = yield* Ref.updateAndGet(tally, (counts) => ({
                 ...counts,
                 added: counts.added + written.added,
@@ -101,7 +118,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
 
         yield* Ref.update(tally, (counts) => ({ ...counts, errors: counts.errors + planned.errorsKept }))
         yield* report("tidying")
-        const { removed } = yield* tidy(planned)
+        const { removed } = yield* tidy(planned, root)
         yield* Ref.update(tally, (counts) => ({ ...counts, removed }))
         yield* report("done")
         const counts = yield* Ref.get(tally)

@@ -3,7 +3,10 @@ import * as path from "node:path"
 import { isAudioPath, pickSidecarCover } from "@tonearm/core"
 import { Cause, Data, Effect, Option } from "effect"
 
-/** The library folder itself is missing or unreadable: an operator's mistake, reported in one line. */
+/**
+ * The library folder itself is missing or unreadable, or empty while the index holds tracks (an unmounted
+ * disk): an operator's mistake, reported in one line. A scan that fails with it marks nothing missing.
+ */
 export class LibraryFolderUnreadable extends Data.TaggedError("LibraryFolderUnreadable")<{
   readonly message: string
 }> {}
@@ -18,6 +21,38 @@ const unreadableMessage = (root: string, cause: unknown) =>
   (cause as NodeJS.ErrnoException)?.code === "ENOENT"
     ? `the library folder ${root} does not exist: create it, or give another with --library or TONEARM_LIBRARY`
     : `cannot read the library folder ${root}: ${cause instanceof Error ? cause.message : String(cause)}`
+
+const MOUNTED = "nothing was marked missing — is the disk mounted?"
+
+/** Why a scan of a library folder holding no audio files stops instead of marking `indexed` tracks missing. */
+export const libraryFolderEmpty = (root: string, indexed: number) =>
+  new LibraryFolderUnreadable({
+    message: `the library folder ${root} holds no audio files while the index holds ${indexed} tracks; ${MOUNTED}`,
+  })
+
+/** An absent or unreadable library folder while the index holds tracks: the same failure, saying what was kept. */
+export const withIndexKept = (error: LibraryFolderUnreadable, indexed: number) =>
+  indexed === 0
+    ? error
+    : new LibraryFolderUnreadable({ message: `${error.message}; the index holds ${indexed} tracks and ${MOUNTED}` })
+
+/**
+ * Checked again just before a scan marks tracks missing: the library folder is still there, readable and
+ * not empty. A disk unmounted after the walk leaves an empty mount point (or none at all).
+ */
+export const libraryFolderStillThere = (root: string) =>
+  Effect.tryPromise({
+    try: () => fs.readdir(root),
+    catch: (cause) => new LibraryFolderUnreadable({ message: `${unreadableMessage(root, cause)}; ${MOUNTED}` }),
+  }).pipe(
+    Effect.flatMap((names) =>
+      names.some((name) => !name.startsWith("."))
+        ? Effect.void
+        : Effect.fail(
+            new LibraryFolderUnreadable({ message: `the library folder ${root} emptied during the scan; ${MOUNTED}` }),
+          ),
+    ),
+  )
 
 /** One audio file found on disk; `path` is relative to the library root with `/` separators. */
 export interface FoundFile {

@@ -1,3 +1,6 @@
+import * as fs from "node:fs"
+import * as os from "node:os"
+import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -25,9 +28,14 @@ const lastSeq = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   ),
 )
 
+/** A library folder on disk that is not empty: tidy checks it once more before marking anything missing. */
+const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-tidy-"))
+fs.mkdirSync(path.join(root, "Kept"))
+fs.writeFileSync(path.join(root, "Kept", "01.flac"), "")
+
 layer(ScanPhasesLive, { timeout: "60 seconds" })("scan tidy", (it) => {
   it.effect(
-    "tidy removes tracks whose files are gone, drops the album and artist left empty, forgets the folder and its errors, and logs the deletions",
+    "tidy marks tracks whose files are gone missing (rows and ids kept), hides the album and artist left with nothing present, forgets the folder and its errors, and logs the deletions",
     () =>
       Effect.gen(function* () {
         yield* writeBatch(noIndex, false, [
@@ -54,10 +62,22 @@ layer(ScanPhasesLive, { timeout: "60 seconds" })("scan tidy", (it) => {
         const planned = plan(walked, yield* knownNow, false)
         expect([...planned.removedPaths].sort()).toEqual(["Gone/01.flac", "Gone/02.flac"])
 
-        expect(yield* tidy(planned)).toEqual({ removed: 2 })
+        expect(yield* tidy(planned, root)).toEqual({ removed: 2 })
         expect(yield* sql`SELECT 1 FROM tracks WHERE directory = 'Gone'`).toHaveLength(0)
         expect(yield* sql`SELECT 1 FROM albums WHERE id = ${gone!.album_id}`).toHaveLength(0)
         expect(yield* sql`SELECT 1 FROM artists WHERE id = ${gone!.artist_id}`).toHaveLength(0)
+        const kept = yield* sql<{ id: string }>`
+          SELECT id FROM indexed_tracks WHERE directory = 'Gone' AND missing_since IS NOT NULL ORDER BY id`
+        expect(kept.map((row) => row.id)).toEqual([...goneTracks].sort())
+        expect(
+          yield* sql`SELECT 1 FROM indexed_albums WHERE id = ${gone!.album_id} AND missing_since IS NOT NULL`,
+        ).toHaveLength(1)
+        expect(
+          yield* sql`SELECT 1 FROM indexed_artists WHERE id = ${gone!.artist_id} AND missing_since IS NOT NULL`,
+        ).toHaveLength(1)
+        const [counts] = yield* sql<{ track_count: number; duration_ms: string }>`
+          SELECT track_count, duration_ms FROM indexed_albums WHERE id = ${gone!.album_id}`
+        expect(counts).toEqual({ track_count: 0, duration_ms: "0" })
         expect(yield* sql`SELECT 1 FROM library_folders WHERE path = 'Gone'`).toHaveLength(0)
         expect(yield* sql`SELECT 1 FROM scan_errors WHERE path = 'Gone/03.flac'`).toHaveLength(0)
         expect(yield* sql`SELECT 1 FROM tracks WHERE path = 'Kept/01.flac'`).toHaveLength(1)
@@ -84,7 +104,7 @@ layer(ScanPhasesLive, { timeout: "60 seconds" })("scan tidy", (it) => {
       }
       const planned = plan(walked, known, false)
       expect(planned.dirty).toEqual([])
-      expect(yield* tidy(planned)).toEqual({ removed: 0 })
+      expect(yield* tidy(planned, root)).toEqual({ removed: 0 })
       expect(yield* lastSeq).toBe(before)
     }),
   )

@@ -129,7 +129,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     )
 
     it.effect(
-      "a changed file is re-read in place (same id); a removed file removes its track; a new file is added",
+      "a changed file is re-read in place (same id); a removed file's track is marked missing (hidden, row kept); a new file is added",
       () =>
         Effect.gen(function* () {
           const before = yield* indexedTracks
@@ -147,14 +147,17 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           const porch = (rows: ReadonlyArray<TrackRow>) => rows.find((row) => row.path.endsWith("01 Porch.wav"))!.id
           expect(porch(after)).toBe(porch(before))
           expect(after.some((row) => row.path.endsWith("02 Take Two.aac"))).toBe(false)
-          expect(after.some((row) => row.path.endsWith("03 Take Three.aac"))).toBe(true)
           const sql = yield* SqlClient.SqlClient
+          const kept = yield* sql<{ id: string }>`
+            SELECT id FROM indexed_tracks WHERE path LIKE '%02 Take Two.aac' AND missing_since IS NOT NULL`
+          expect(kept.map((row) => row.id)).toEqual([before.find((row) => row.path.endsWith("02 Take Two.aac"))!.id])
+          expect(after.some((row) => row.path.endsWith("03 Take Three.aac"))).toBe(true)
           const [album] = yield* sql<{ track_count: number }>`SELECT track_count FROM albums WHERE title = 'Raw Takes'`
           expect(album!.track_count).toBe(2)
         }),
     )
 
-    it.effect("removing an album's folder removes its tracks, the album, and an artist left with nothing", () =>
+    it.effect("removing an album's folder hides its tracks, the album, and an artist left with nothing present", () =>
       Effect.gen(function* () {
         fs.rmSync(path.join(root, "Night Ledger"), { recursive: true })
         const summary = yield* scanNow()
@@ -210,8 +213,8 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           const sql = yield* SqlClient.SqlClient
           // Forget everything, then kill a full scan after its first committed batch.
           yield* sql`DELETE FROM track_genres`
-          yield* sql`DELETE FROM tracks`
-          yield* sql`DELETE FROM albums`
+          yield* sql`DELETE FROM indexed_tracks`
+          yield* sql`DELETE FROM indexed_albums`
           yield* sql`DELETE FROM library_folders`
           const onDisk = (yield* Effect.promise(() => countAudio(root))) as number
           const scanner = yield* Scanner

@@ -1,33 +1,51 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { ChangeLog, changesOf } from "../../changes/index.js"
 import { currentDate } from "../../clock.js"
+import { orInternal } from "../../db/sqlErrors.js"
 import { CatalogRepository } from "../CatalogRepository.js"
+import { libraryFolderStillThere } from "../walk.js"
 import type { ScanPlan } from "./plan.js"
 
 /**
- * After the writes: removes the tracks whose files are gone, forgets folders and errors no longer on disk,
- * and (when anything changed) drops what was left empty and refreshes the stored counts, logging each change.
- * Answers how many tracks were removed.
+ * After the writes: marks the tracks whose files are gone missing (never deletes them), forgets folders and
+ * errors no longer on disk, and (when anything changed) flags albums and artists left with nothing present,
+ * drops what was left with no rows and refreshes the stored counts, logging each change (a track gone
+ * missing is a delete to sync; its return, an upsert). The library folder is checked once more first: one
+ * that vanished or emptied since the walk (an unmounted disk) fails the scan and marks nothing missing.
+ * Answers how many tracks were marked missing.
  */
-export const tidy = (planned: ScanPlan) =>
+export const tidy = (planned: ScanPlan, root: string) =>
   Effect.gen(function* () {
     const catalog = yield* CatalogRepository
     const changes = yield* ChangeLog
-    const removedIds = yield* catalog.removeTracks(planned.removedPaths)
-    yield* changes.record(changesOf("track", "delete", removedIds), yield* currentDate)
+    if (planned.removedPaths.length > 0) yield* libraryFolderStillThere(root)
+    const sql = yield* SqlClient.SqlClient
+    const now = yield* currentDate
+    const missingIds = yield* catalog.markMissing(planned.removedPaths, now).pipe(
+      Effect.tap((ids) => changes.record(changesOf("track", "delete", ids), now)),
+      sql.withTransaction,
+      orInternal("Scanner.markMissing"),
+    )
     yield* catalog.forgetFolders(planned.foldersToForget)
     yield* catalog.forgetErrors(planned.errorsToForget)
-    if (planned.dirty.length > 0 || removedIds.length > 0) {
-      const tidied = yield* catalog.tidy
-      yield* changes.record(
-        [
-          ...changesOf("album", "delete", tidied.deletedAlbums),
-          ...changesOf("artist", "delete", tidied.deletedArtists),
-          ...changesOf("album", "upsert", tidied.changedAlbums),
-          ...changesOf("artist", "upsert", tidied.changedArtists),
-        ],
-        yield* currentDate,
-      )
-    }
-    return { removed: removedIds.length }
+    if (planned.dirty.length > 0 || missingIds.length > 0) yield* tidyCatalog(now)
+    return { removed: missingIds.length }
   }).pipe(Effect.withSpan("Scanner.tidy"))
+
+/** Albums and artists after tracks went missing, came back or were purged, with their change-log rows. */
+export const tidyCatalog = (now: Date) =>
+  Effect.gen(function* () {
+    const catalog = yield* CatalogRepository
+    const changes = yield* ChangeLog
+    const tidied = yield* catalog.tidy(now)
+    yield* changes.record(
+      [
+        ...changesOf("album", "upsert", tidied.changedAlbums),
+        ...changesOf("artist", "upsert", tidied.changedArtists),
+        ...changesOf("album", "delete", tidied.goneAlbums),
+        ...changesOf("artist", "delete", tidied.goneArtists),
+      ],
+      now,
+    )
+  })

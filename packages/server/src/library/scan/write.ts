@@ -6,6 +6,7 @@ import { orInternal } from "../../db/sqlErrors.js"
 import { CatalogRepository, type FolderState, type ScanErrorRow } from "../CatalogRepository.js"
 import { addFolder, emptyRows } from "../catalogRows.js"
 import type { ScannedFile } from "../scannedFile.js"
+import { type MoveCandidates, noMoves } from "./moves.js"
 import { changed, type KnownIndex } from "./plan.js"
 import type { ParsedFolder, ReadOutcome } from "./read.js"
 
@@ -42,8 +43,16 @@ export const asErrors = (one: ParsedFolder): ParsedFolder => ({
   }),
 })
 
-/** Commits some folders' rows and their change-log rows in one transaction; counts what changed. */
-const writeFolders = (known: KnownIndex, full: boolean, folders: ReadonlyArray<ParsedFolder>) =>
+/**
+ * Commits some folders' rows and their change-log rows in one transaction; counts what changed. A new file
+ * that is a moved copy of a vanished track takes that track's row (same id) at its new path.
+ */
+const writeFolders = (
+  known: KnownIndex,
+  full: boolean,
+  folders: ReadonlyArray<ParsedFolder>,
+  candidates: MoveCandidates,
+) =>
   Effect.gen(function* () {
     const catalog = yield* CatalogRepository
     const changes = yield* ChangeLog
@@ -60,11 +69,19 @@ const writeFolders = (known: KnownIndex, full: boolean, folders: ReadonlyArray<P
       addFolder(rows, files, sidecar?.path ?? null)
       folderStates.push({ path: folder, sidecar: sidecar?.path ?? null, sidecarMtimeMs: sidecar?.mtimeMs ?? null })
     }
+    const newFiles = folders.flatMap(({ outcomes }) =>
+      outcomes.flatMap((outcome) =>
+        outcome._tag === "Scanned" && !known.tracks.has(outcome.file.path) && !candidates.paths.has(outcome.file.path)
+          ? [outcome.file]
+          : [],
+      ),
+    )
+    const moves = candidates.match(newFiles)
     const now = yield* currentDate
     // The batch and its change-log rows commit together, so sync never sees one without the other.
     const outcome = yield* Effect.gen(function* () {
       const clearErrors = rows.tracks.some((track) => known.errors.has(track.path))
-      const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, now })
+      const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, moves, now })
       yield* changes.record(
         [
           ...changesOf("artist", "upsert", written.artistIds),
@@ -75,6 +92,7 @@ const writeFolders = (known: KnownIndex, full: boolean, folders: ReadonlyArray<P
       )
       return written
     }).pipe(sql.withTransaction, orInternal("Scanner.writeBatch"))
+    candidates.claim(moves)
     const written = new Map(rows.tracks.map((track) => [track.path, track]))
     // A full scan rewrites every track; only a track whose file changed counts as updated otherwise.
     const updated = outcome.updatedPaths.filter((updatedPath) => {
@@ -95,12 +113,17 @@ const writeFolders = (known: KnownIndex, full: boolean, folders: ReadonlyArray<P
  * Commits one batch of folders. A batch the database refuses is retried folder by folder; a folder that
  * still fails becomes scan errors for its files, and the scan goes on.
  */
-export const writeBatch = (known: KnownIndex, full: boolean, batch: ReadonlyArray<ParsedFolder>) =>
-  writeFolders(known, full, batch).pipe(
+export const writeBatch = (
+  known: KnownIndex,
+  full: boolean,
+  batch: ReadonlyArray<ParsedFolder>,
+  candidates: MoveCandidates = noMoves(),
+) =>
+  writeFolders(known, full, batch, candidates).pipe(
     Effect.catchAll(() =>
       Effect.reduce(batch, nothingWritten, (total, one) =>
-        writeFolders(known, full, [one]).pipe(
-          Effect.catchAll(() => writeFolders(known, full, [asErrors(one)])),
+        writeFolders(known, full, [one], candidates).pipe(
+          Effect.catchAll(() => writeFolders(known, full, [asErrors(one)], candidates)),
           Effect.map((part) => sum(total, part)),
         ),
       ),
