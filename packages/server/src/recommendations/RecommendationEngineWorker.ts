@@ -43,6 +43,18 @@ export const defaultEngineWorkers = () => Math.max(1, availableParallelism() - 1
  */
 export const ENGINE_WORKER_HEAP_MB = 512
 
+/**
+ * Engine workers are terminated after this long without a job and started again with the next one (which
+ * sends them the catalog again): an idle worker holds its V8 heap and the prepared catalog (50–100 MB for a
+ * 20k-track library), which a server between rebuilds and radios should not keep. A nightly rebuild or a
+ * burst of radios keeps them busy well within it; a restart costs a spawn and one catalog load.
+ */
+export const ENGINE_WORKERS_IDLE_MS = 30_000
+
+let liveWorkers = 0
+/** Engine worker threads alive in this process (for tests and the idle-memory bench). */
+export const liveEngineWorkers = (): number => liveWorkers
+
 const spawnWorker = (): Worker => {
   const here = import.meta.url
   const resourceLimits = { maxOldGenerationSizeMb: ENGINE_WORKER_HEAP_MB }
@@ -103,7 +115,7 @@ const defect = (message: string) => new Internal({ message: `recommendation engi
  * Each worker keeps the prepared catalog of the library version it was last sent; the main thread loads the
  * rows only when a worker lacks the current version, and keeps none of them.
  */
-export const RecommendationEngineWorker = (workers = defaultEngineWorkers()) =>
+export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idleMs = ENGINE_WORKERS_IDLE_MS) =>
   Layer.scoped(
     RecommendationEngine,
     Effect.gen(function* () {
@@ -114,6 +126,10 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers()) =>
 
       const spawn = (index: number): Slot => {
         const worker = spawnWorker()
+        liveWorkers++
+        worker.once("exit", () => {
+          liveWorkers--
+        })
         const slot: Slot = { worker, pending: new Map(), sent: undefined, signals: new Map(), sharedSent: undefined }
         worker.on("message", (reply: WorkerReply) => {
           const resume = slot.pending.get(reply.id)
@@ -132,14 +148,34 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers()) =>
         return slot
       }
 
+      /** Terminates every worker; taken out of `slots` first, so their exit does not start a replacement. */
+      const stopAll = () => Promise.all(slots.splice(0, slots.length).map((slot) => slot.worker.terminate()))
+      let active = 0
+      let idleTimer: ReturnType<typeof setTimeout> | undefined
+      const jobStarted = Effect.sync(() => {
+        active++
+        clearTimeout(idleTimer)
+        idleTimer = undefined
+      })
+      const jobEnded = Effect.sync(() => {
+        active--
+        if (active > 0 || closed || slots.length === 0) return
+        idleTimer = setTimeout(() => {
+          idleTimer = undefined
+          if (active === 0) void stopAll()
+        }, idleMs)
+        idleTimer.unref()
+      })
+
       yield* Effect.addFinalizer(() =>
         Effect.promise(() => {
           closed = true
-          return Promise.all(slots.map((slot) => slot.worker.terminate()))
+          clearTimeout(idleTimer)
+          return stopAll()
         }).pipe(Effect.ignore),
       )
 
-      /** The least busy worker, the pool starting with the first job. */
+      /** The least busy worker, the pool starting with the first job (again after an idle period). */
       const pick = Effect.sync(() => {
         if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
         return slots.reduce((least, slot) => (slot.pending.size < least.pending.size ? slot : least), slots[0]!)
@@ -186,6 +222,12 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers()) =>
 
       /** Posts a job (with the caller's now and a seed from its Random) and waits for its answer. */
       const run = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
+        Effect.acquireUseRelease(
+          jobStarted,
+          () => runJob<A>(source, make),
+          () => jobEnded,
+        )
+      const runJob = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
         Effect.gen(function* () {
           if (closed) return yield* Effect.fail(defect("shut down"))
           const slot = yield* pick
