@@ -3,7 +3,7 @@ import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
 import { HomeApi } from "./home/HomeApi.js"
-import { CoverSourcesApi, CoversApi, LibraryApi, ScanApi } from "./library/LibraryApi.js"
+import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
 import { RebuildsApi } from "./recommendations/RebuildsApi.js"
@@ -35,6 +35,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(HomeApi)
   .add(CoversApi)
   .add(ScanApi)
+  .add(MissingTracksApi)
   .add(CoverSourcesApi)
   .add(StreamingApi)
   .add(CastApi)

@@ -17,6 +17,7 @@ import {
   ShuffleResult,
   YearRow,
 } from "./Library.js"
+import { MissingTrackPage, MissingTracksQuery, PurgeMissingRequest, PurgeMissingResult } from "./missing.js"
 import { ScanErrorPage, ScanErrorsQuery, ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
 
 const albumId = HttpApiSchema.param("id", AlbumId)
@@ -72,6 +73,29 @@ export class CoverSourcesApi extends HttpApiGroup.make("coverSources")
   .add(HttpApiEndpoint.get("list", "/api/admin/cover-sources").addSuccess(CoverSources))
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "Admin: cover sources") {}
+
+/** Tracks whose files vanished: kept (hidden) until a scan finds them again or an admin purges them. */
+export class MissingTracksApi extends HttpApiGroup.make("missingTracks")
+  .add(
+    HttpApiEndpoint.get("list", "/api/admin/library/missing")
+      .setUrlParams(MissingTracksQuery)
+      .addSuccess(MissingTrackPage)
+      .annotate(
+        OpenApi.Description,
+        "Tracks whose files vanished, the longest missing first, with `missing_since`; `limit` defaults to 50 and is clamped to 500.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.post("purge", "/api/admin/library/missing/purge")
+      .setPayload(PurgeMissingRequest)
+      .addSuccess(PurgeMissingResult)
+      .annotate(
+        OpenApi.Description,
+        "Deletes missing tracks for good: `track_ids`, or every missing track when absent (ids of tracks that are not missing are ignored). Their likes, playlist entries and plays no longer show anywhere; albums and artists left with no tracks are deleted.",
+      ),
+  )
+  .middleware(AdminAuthentication)
+  .annotate(OpenApi.Title, "Admin: missing tracks") {}
 
 /** Library scans. */
 export class ScanApi extends HttpApiGroup.make("scan")

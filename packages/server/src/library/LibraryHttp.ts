@@ -1,9 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { TonearmApi } from "@tonearm/core"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import { conditionalImage } from "../http/conditionalImage.js"
 import { CoverService } from "./CoverService.js"
 import { LibraryService } from "./LibraryService.js"
+import { MissingTracksService } from "./MissingTracksService.js"
 import { ScanService } from "./ScanService.js"
 
 export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (handlers) =>
@@ -45,3 +46,13 @@ export const ScanHttpLive = HttpApiBuilder.group(TonearmApi, "scan", (handlers) 
       .handle("errors", ({ urlParams }) => scans.errors(urlParams))
   }),
 )
+
+/** Missing tracks: the admin's list and purge (the service is this group's own). */
+export const MissingTracksHttpLive = HttpApiBuilder.group(TonearmApi, "missingTracks", (handlers) =>
+  Effect.gen(function* () {
+    const missing = yield* MissingTracksService
+    return handlers
+      .handle("list", ({ urlParams }) => missing.list(urlParams))
+      .handle("purge", ({ payload }) => missing.purge(payload))
+  }),
+).pipe(Layer.provide(MissingTracksService.Default))

@@ -1,5 +1,11 @@
 export { CoverService } from "./CoverService.js"
-export { CoverSourcesHttpLive, CoversHttpLive, LibraryHttpLive, ScanHttpLive } from "./LibraryHttp.js"
+export {
+  CoverSourcesHttpLive,
+  CoversHttpLive,
+  LibraryHttpLive,
+  MissingTracksHttpLive,
+  ScanHttpLive,
+} from "./LibraryHttp.js"
 export { LibraryService } from "./LibraryService.js"
 export { ParsePool } from "./ParsePool.js"
 export { Scanner, type ScanProgress, type ScanSummary } from "./Scanner.js"

@@ -1,0 +1,52 @@
+import { SqlClient } from "@effect/sql"
+import { Track } from "@tonearm/core"
+import { Effect, Schema } from "effect"
+import { decodeRows } from "../db/rows.js"
+import { orInternal } from "../db/sqlErrors.js"
+
+/** A missing track as stored: the wire Track, with pg's `Date`s decoded. */
+export const MissingTrackRecord = Schema.Struct({
+  ...Track.fields,
+  added_at: Schema.DateTimeUtcFromDate,
+  missing_since: Schema.DateTimeUtcFromDate,
+})
+export type MissingTrackRecord = typeof MissingTrackRecord.Type
+
+/**
+ * Reads the tracks whose files vanished. They are hidden from the `tracks` view, so this reads the base
+ * tables (`indexed_*`, migration 0006); their album and artist may be missing too.
+ */
+export class MissingTracksRepository extends Effect.Service<MissingTracksRepository>()(
+  "@tonearm/server/MissingTracksRepository",
+  {
+    effect: Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+
+      /** The longest missing first (then by id, so pages are stable), with the total. */
+      const page = (offset: number, limit: number) =>
+        Effect.all(
+          [
+            sql`
+              SELECT t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, ar.name AS artist_name,
+                     t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps,
+                     t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at, t.missing_since
+              FROM indexed_tracks t
+              JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
+              WHERE t.missing_since IS NOT NULL
+              ORDER BY t.missing_since, t.id
+              OFFSET ${offset} LIMIT ${limit}`.pipe(Effect.flatMap(decodeRows(MissingTrackRecord))),
+            sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM indexed_tracks WHERE missing_since IS NOT NULL`.pipe(
+              Effect.map((rows) => rows[0]?.n ?? 0),
+            ),
+          ],
+          { concurrency: 2 },
+        ).pipe(
+          Effect.map(([items, total]) => ({ items, total })),
+          orInternal("MissingTracksRepository.page"),
+        )
+
+      return { page } as const
+    }),
+  },
+) {}
