@@ -29,6 +29,7 @@ import {
   CoversHttpLive,
   LibraryHttpLive,
   LibraryService,
+  LibraryWatcherLive,
   MissingTracksHttpLive,
   ParsePool,
   ScanHttpLive,
@@ -194,11 +195,12 @@ const NodeServerLive = Layer.unwrapScoped(
 
 /**
  * The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan,
- * the daily rebuild's scheduler.
+ * the library watcher and periodic scan, the daily rebuild's scheduler.
  */
 export const ServerLive = Layer.mergeAll(
   HttpApiBuilder.serve(accessLog).pipe(HttpServer.withLogAddress, Layer.provide(NodeServerLive)),
   BootScanLive,
+  LibraryWatcherLive,
   RebuildSchedulerLive,
 ).pipe(
   // The app is built before the socket listens, so no early request meets a server without a handler.

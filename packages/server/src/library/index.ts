@@ -7,6 +7,7 @@ export {
   ScanHttpLive,
 } from "./LibraryHttp.js"
 export { LibraryService } from "./LibraryService.js"
+export { LibraryWatcherLive } from "./LibraryWatcher.js"
 export { ParsePool } from "./ParsePool.js"
 export { Scanner, type ScanProgress, type ScanSummary } from "./Scanner.js"
 export { BootScanLive, ScanService } from "./ScanService.js"

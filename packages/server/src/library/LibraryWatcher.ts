@@ -1,0 +1,170 @@
+import * as path from "node:path"
+import { Clock, Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Runtime } from "effect"
+import { TonearmConfig } from "../config/TonearmConfig.js"
+import { Scanner } from "./Scanner.js"
+
+/** How scans keep up with the library folder without being asked. */
+export interface WatchSettings {
+  /** Changes under the library folder start an incremental scan (`TONEARM_WATCH`, default true). */
+  readonly watch: boolean
+  /** Quiet time after the last change before that scan starts (`TONEARM_WATCH_DEBOUNCE_MS`, default 2000). */
+  readonly debounce: Duration.Duration
+  /** A scan of the whole library every so often, whatever the watcher saw (`TONEARM_SCAN_INTERVAL`; off by default). */
+  readonly interval: Option.Option<Duration.Duration>
+}
+
+export const DEFAULT_WATCH_DEBOUNCE_MS = 2000
+
+/** However busy the folder stays (a long copy), a scan starts at least this long after its first change. */
+export const MAX_WATCH_DELAY = Duration.seconds(60)
+
+/** While another scan holds the lock (an API scan, another replica), ask again this often. */
+const BUSY_RETRY = Duration.seconds(1)
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/**
+ * `TONEARM_SCAN_INTERVAL`: `500ms`, `30s`, `90m`, `6h`, `1d` (or Effect's `6 hours`); `0`, `off` or empty
+ * turn the periodic scan off. Left: why the text is not one.
+ */
+export const parseScanInterval = (text: string): Either.Either<Option.Option<Duration.Duration>, string> => {
+  const value = text.trim().toLowerCase()
+  if (value === "" || value === "0" || value === "off" || value === "false") return Either.right(Option.none())
+  const short = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)$/.exec(value)
+  const duration =
+    short !== null
+      ? Option.some(Duration.millis(Number(short[1]) * UNIT_MS[short[2]!]!))
+      : Duration.decodeUnknown(value)
+  if (Option.isNone(duration) || !Duration.isFinite(duration.value) || Duration.toMillis(duration.value) <= 0) {
+    return Either.left(`expected a duration such as 6h, 30m or 1d, or 0 to turn it off; got ${JSON.stringify(text)}`)
+  }
+  return Either.right(duration)
+}
+
+/** The watch settings from `TONEARM_WATCH`, `TONEARM_WATCH_DEBOUNCE_MS` and `TONEARM_SCAN_INTERVAL`. */
+export const WatchSettingsConfig: Config.Config<WatchSettings> = Config.all({
+  watch: Config.boolean("TONEARM_WATCH").pipe(Config.withDefault(true)),
+  debounce: Config.integer("TONEARM_WATCH_DEBOUNCE_MS").pipe(
+    Config.validate({ message: "must be zero or more milliseconds", validation: (ms) => ms >= 0 }),
+    Config.withDefault(DEFAULT_WATCH_DEBOUNCE_MS),
+    Config.map((ms) => Duration.millis(ms)),
+  ),
+  interval: Config.string("TONEARM_SCAN_INTERVAL").pipe(
+    Config.withDefault("0"),
+    Config.mapOrFail((text) =>
+      Either.mapLeft(parseScanInterval(text), (message) => ConfigError.InvalidData(["TONEARM_SCAN_INTERVAL"], message)),
+    ),
+  ),
+})
+
+/**
+ * Whether a changed path (relative to the library folder) can matter to the index: hidden files and
+ * folders (a tagger's or rsync's temporary `.name.XXXX`, `.Trash`, `.sync`) never do, nor the data folder
+ * when it sits inside the library.
+ */
+export const isWatchedChange = (relative: string, dataDirRelative: string | undefined): boolean => {
+  if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false
+  if (relative.split(path.sep).some((segment) => segment.startsWith("."))) return false
+  return (
+    dataDirRelative === undefined ||
+    (relative !== dataDirRelative && !relative.startsWith(`${dataDirRelative}${path.sep}`))
+  )
+}
+
+/**
+ * Keeps the index up with the library folder: a watcher on the folder (when `watch`) and a timer (when
+ * `interval` is set) wake one loop, which waits for `debounce` of quiet, then runs an incremental scan of
+ * the whole library (size and mtime decide what is re-read, so a quiet folder costs a stat). Changes that
+ * arrive while a scan runs wake the loop again, so one more scan follows it; a scan held off by another
+ * (over the API or on another replica) is retried when that one ends. A watcher that cannot start (the
+ * folder is missing, the inotify limit is reached, the native module is absent) logs one warning: the
+ * server runs on and scans still come from the API and the timer. Everything stops with the layer's scope.
+ */
+export const libraryWatcher = (settings: WatchSettings) =>
+  Layer.scopedDiscard(
+    Effect.gen(function* () {
+      if (!settings.watch && Option.isNone(settings.interval)) return
+      const scanner = yield* Scanner
+      const { dataDir } = yield* TonearmConfig
+      const root = scanner.root
+      const dataDirRelative = path.relative(root, dataDir)
+      const dataInside =
+        dataDirRelative !== "" && !dataDirRelative.startsWith("..") && !path.isAbsolute(dataDirRelative)
+          ? dataDirRelative
+          : undefined
+      const wake = yield* Queue.sliding<void>(1)
+      const runtime = yield* Effect.runtime<never>()
+
+      /** Runs one incremental scan to its end, waiting for another one to end first. */
+      const scanWhenFree = Effect.gen(function* () {
+        while (true) {
+          const result = yield* scanner.scan({ full: false })
+          if (Option.isSome(result)) {
+            const done = result.value
+            return yield* Effect.logInfo(
+              `background library scan finished in ${done.seconds.toFixed(1)} s: ${done.added} added, ` +
+                `${done.updated} updated, ${done.removed} removed, ${done.errors} errors`,
+            )
+          }
+          yield* Effect.sleep(BUSY_RETRY)
+        }
+      }).pipe(
+        // The scanner has logged why it failed; the next change or tick tries again.
+        Effect.catchAllCause(() => Effect.void),
+      )
+
+      /** Waits for a wake-up, then for `debounce` without one (at most MAX_WATCH_DELAY), then scans. */
+      const oneRound = Effect.gen(function* () {
+        yield* Queue.take(wake)
+        const first = yield* Clock.currentTimeMillis
+        while (true) {
+          const more = yield* Queue.take(wake).pipe(Effect.timeoutOption(settings.debounce))
+          if (Option.isNone(more)) break
+          if ((yield* Clock.currentTimeMillis) - first >= Duration.toMillis(MAX_WATCH_DELAY)) break
+        }
+        yield* scanWhenFree
+      })
+      yield* Effect.forkScoped(Effect.forever(oneRound))
+
+      if (Option.isSome(settings.interval)) {
+        yield* Queue.offer(wake, undefined).pipe(
+          Effect.delay(settings.interval.value),
+          Effect.forever,
+          Effect.forkScoped,
+        )
+      }
+
+      if (!settings.watch) return
+      const onEvents = (error: Error | null, events: ReadonlyArray<{ readonly path: string }>) => {
+        if (error !== null) {
+          // Events may have been lost (a queue overflow): scan anyway.
+          Runtime.runFork(runtime)(Effect.logWarning(`library watcher: ${error.message}; scanning to catch up`))
+          Queue.unsafeOffer(wake, undefined)
+          return
+        }
+        if (events.some((event) => isWatchedChange(path.relative(root, event.path), dataInside))) {
+          Queue.unsafeOffer(wake, undefined)
+        }
+      }
+      yield* Effect.acquireRelease(
+        Effect.tryPromise(async () => {
+          // Loaded when used: a build without the native module still serves, without a watcher.
+          const parcel = await import("@parcel/watcher")
+          return await parcel.subscribe(root, onEvents)
+        }),
+        (subscription) => Effect.tryPromise(() => subscription.unsubscribe()).pipe(Effect.ignore),
+      ).pipe(
+        Effect.tap(() => Effect.logDebug(`watching ${root} for changes`)),
+        Effect.catchAll((error) => {
+          const reason = error.error instanceof Error ? error.error.message : String(error.error)
+          return Effect.logWarning(
+            `could not watch the library folder ${root} (${reason}); changes are indexed by the next scan` +
+              (Option.isSome(settings.interval) ? " (TONEARM_SCAN_INTERVAL)" : " (POST /api/admin/scan)"),
+          )
+        }),
+      )
+    }),
+  )
+
+/** The watcher and the periodic scan with the settings from the environment. */
+export const LibraryWatcherLive = Layer.unwrapEffect(Effect.map(WatchSettingsConfig, libraryWatcher))
