@@ -54,6 +54,7 @@ beforeAll(async () => {
   fs.mkdirSync(cwd)
   fs.writeFileSync(path.join(library, "one.wav"), silentWav())
   fs.writeFileSync(path.join(library, "two.wav"), silentWav(0.3))
+  fs.writeFileSync(path.join(library, "broken.flac"), Buffer.from("not a flac file at all, just text"))
   port = await freePort()
   base = `http://127.0.0.1:${port}`
   server = spawn(
@@ -123,11 +124,13 @@ describe("a CLI that finds its server", () => {
     expect((await login("bob", "bob's new password")).status).toBe(200)
   }, 60_000)
 
-  it("scan without --library scans the library the server serves, through the server", async () => {
+  it("scan without --library scans the library the server serves, through the server, and lists the files that failed", async () => {
     const { stdout, stderr, code } = await tonearm(["scan", "--full"])
     expect(stderr).not.toContain("\r")
     expect(code).toBe(0)
-    expect(stdout).toMatch(/^scanned 2 files in \d+\.\d s: /m)
+    expect(stdout).toMatch(/^scanned 3 files in \d+\.\d s: .*, 1 errors$/m)
+    // The files that failed, with their reasons, from GET /api/admin/scan/errors.
+    expect(stdout).toMatch(/^1 file could not be indexed:\n {2}broken\.flac: \S.*$/m)
     const refused = await tonearm(["scan", "--library", cwd])
     expect(refused.code).toBe(1)
     expect(refused.stderr).toContain("scans its own library")

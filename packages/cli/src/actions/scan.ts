@@ -1,5 +1,5 @@
-import type { ScanStatus } from "@tonearm/core"
-import { DatabaseLive, Scanner, type ScanProgress, ServicesLive, TonearmConfig } from "@tonearm/server"
+import type { ScanErrorPage, ScanStatus } from "@tonearm/core"
+import { DatabaseLive, Scanner, type ScanProgress, ScanService, ServicesLive, TonearmConfig } from "@tonearm/server"
 import { DateTime, Effect, Layer, Option } from "effect"
 import { configProviderFor } from "../config.js"
 import { CliError } from "../errors.js"
@@ -9,6 +9,20 @@ import { runCommand } from "../run.js"
 import { type Local, locate, recordedOf, requireDatabase } from "../target.js"
 
 const BAR_WIDTH = 30
+/** The failed files printed after a scan: the first page of GET /api/admin/scan/errors. */
+const FAILED_SHOWN = 500
+
+/** The files the scan could not index, one `path: reason` a line, after the summary. */
+const printFailedFiles = (page: ScanErrorPage) =>
+  Effect.sync(() => {
+    if (page.total === 0) return
+    console.log(`${page.total} ${page.total === 1 ? "file" : "files"} could not be indexed:`)
+    for (const failed of page.items) console.log(`  ${failed.path}: ${failed.message}`)
+    if (page.total > page.items.length)
+      console.log(
+        `  … and ${page.total - page.items.length} more (GET /api/admin/scan/errors?offset=${page.items.length})`,
+      )
+  })
 
 /** A redrawn bar on a terminal; on a pipe, one line per 10 % so logs stay readable. */
 const progressPrinter = () => {
@@ -53,6 +67,7 @@ const scanHere = (flags: ScanFlags, target: Local) =>
           `scanned ${summary.filesSeen} files in ${summary.seconds.toFixed(1)} s: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.errors} errors`,
         ),
       )
+      yield* printFailedFiles(yield* (yield* ScanService).errors({ limit: FAILED_SHOWN }))
     }).pipe(
       Effect.provide(ServicesLive.pipe(Layer.provide(DatabaseLive), Layer.provideMerge(TonearmConfig.layer))),
       Effect.withConfigProvider(configProviderFor(flags, recordedOf(target))),
@@ -97,14 +112,18 @@ const scanOnServer = (flags: ScanFlags, session: Session) =>
       status.started_at === null || status.finished_at === null
         ? 0
         : DateTime.distance(status.started_at, status.finished_at) / 1000
+    const failed = yield* client.scan.errors({ urlParams: { limit: FAILED_SHOWN } })
+    const iso = (at: DateTime.Utc | null) => (at === null ? null : DateTime.formatIso(at))
     yield* Effect.sync(() =>
       console.log(
         flags.json
           ? JSON.stringify(
               {
                 ...status,
-                started_at: status.started_at === null ? null : DateTime.formatIso(status.started_at),
-                finished_at: status.finished_at === null ? null : DateTime.formatIso(status.finished_at),
+                started_at: iso(status.started_at),
+                finished_at: iso(status.finished_at),
+                failed_files: failed.items.map((item) => ({ ...item, seen_at: iso(item.seen_at) })),
+                failed_total: failed.total,
               },
               null,
               2,
@@ -112,6 +131,7 @@ const scanOnServer = (flags: ScanFlags, session: Session) =>
           : `scanned ${status.files_seen} files in ${seconds.toFixed(1)} s: ${status.added} added, ${status.updated} updated, ${status.removed} removed, ${status.errors} errors`,
       ),
     )
+    if (!flags.json) yield* printFailedFiles(failed)
     if (status.state === "failed")
       return yield* new CliError({ message: `the scan on ${session.server.url} failed: see the server log` })
   })
