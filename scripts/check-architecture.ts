@@ -263,7 +263,11 @@ const WRITES = [
   /\bDELETE\s+FROM\s+(?:ONLY\s+)?([A-Za-z_][\w$]*(?:\.[A-Za-z_][\w$]*)?|"[^"]+")/gi,
 ]
 
-/** Tables a piece of SQL writes, lower-cased, without quotes or the `public.` schema. */
+/**
+ * Tables a piece of SQL writes, lower-cased, without quotes or the `public.` schema. `indexed_tracks`,
+ * `indexed_albums` and `indexed_artists` are the base tables behind the `tracks`, `albums` and `artists`
+ * views (migration 0006): writing either name is writing the same table.
+ */
 export const tablesWritten = (sqlText: string): ReadonlyArray<string> => {
   const tables = new Set<string>()
   for (const pattern of WRITES) {
@@ -272,6 +276,7 @@ export const tablesWritten = (sqlText: string): ReadonlyArray<string> => {
         .replaceAll('"', "")
         .toLowerCase()
         .replace(/^public\./, "")
+        .replace(/^indexed_(tracks|albums|artists)$/, "$1")
       if (table !== "set") tables.add(table)
     }
   }

@@ -202,6 +202,12 @@ describe("check-architecture", () => {
       expect(tablesWritten("DELETE FROM likes USING tracks WHERE likes.id = tracks.id")).toEqual(["likes"])
       expect(tablesWritten("INSERT INTO t (a) VALUES (1) ON CONFLICT (a) DO UPDATE SET a = 2")).toEqual(["t"])
       expect(tablesWritten("SELECT 1 FROM jobs FOR UPDATE SKIP LOCKED")).toEqual([])
+      // The catalogue's base tables and their views of present rows are one table.
+      expect(tablesWritten("UPDATE indexed_tracks SET missing_since = now()")).toEqual(["tracks"])
+      expect(tablesWritten("DELETE FROM indexed_albums a; INSERT INTO artists (id) VALUES (1)")).toEqual([
+        "artists",
+        "albums",
+      ])
     })
   })
 })
