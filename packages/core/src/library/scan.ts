@@ -11,8 +11,14 @@ export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
   files_seen: Schema.Int,
   added: Schema.Int,
   updated: Schema.Int,
+  /** Tracks this scan marked missing (their files vanished); they are kept, hidden, until they return or are purged. */
   removed: Schema.Int,
   errors: Schema.Int,
+  /**
+   * Why the last scan failed, in one line (e.g. a library folder that holds no audio files while the index
+   * holds tracks: nothing was marked missing); null otherwise. Absent from older servers' answers.
+   */
+  message: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
 }) {}
 
 export const StartScanRequest = Schema.Struct({ full: Schema.optional(Schema.Boolean) })

@@ -83,6 +83,7 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
         updated: row.updated,
         removed: row.removed,
         errors: row.errors,
+        message: state === "failed" ? row.message : null,
       })
     })
 

@@ -142,7 +142,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("a file moved to another folder in one scan keeps its id (and so its like)", () =>
       Effect.gen(function* () {
-        const movedTo = "Moved Here/elsewhere" + path.extname(track.path)
+        const movedTo = `Moved Here/elsewhere${path.extname(track.path)}`
         fs.mkdirSync(path.join(root, "Moved Here"))
         fs.renameSync(path.join(root, track.path), path.join(root, movedTo))
         const summary = yield* scanNow()
@@ -285,7 +285,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
             `the library folder ${root} holds no audio files while the index holds ${before} tracks; nothing was marked missing — is the disk mounted?`,
           )
           expect(yield* latestScan).toEqual({ state: "failed", message: error.message, removed: 0 })
-          expect((yield* admin.client.scan.status()).state).toBe("failed")
+          expect(yield* admin.client.scan.status()).toMatchObject({ state: "failed", message: error.message })
           expect((yield* present).length).toBe(before)
           expect((yield* admin.client.missingTracks.list({ urlParams: {} })).total).toBe(0)
         }),
