@@ -2,6 +2,7 @@
 import { createRequire } from "node:module"
 import { Command } from "commander"
 import { registerLogin } from "./commands/login.js"
+import { registerMissing } from "./commands/missing.js"
 import { registerRebuild } from "./commands/rebuild.js"
 import { registerScan } from "./commands/scan.js"
 import { registerServe } from "./commands/serve.js"
@@ -20,6 +21,7 @@ registerServe(program)
 registerLogin(program)
 registerScan(program)
 registerUsers(program)
+registerMissing(program)
 registerRebuild(program)
 registerTuning(program)
 

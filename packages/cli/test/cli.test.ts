@@ -33,6 +33,8 @@ describe("tonearm CLI", () => {
       [["scan", "--help"], /--full[\s\S]*--library[\s\S]*--server/],
       [["login", "--help"], /--server[\s\S]*--username/],
       [["logout", "--help"], /--server/],
+      [["missing", "--help"], /list[\s\S]*purge/],
+      [["missing", "purge", "--help"], /--all[\s\S]*--server/],
     ]
     for (const [args, pattern] of cases) {
       const { stdout } = await tonearm(args)

@@ -136,6 +136,21 @@ describe("a CLI that finds its server", () => {
     expect(refused.stderr).toContain("scans its own library")
   }, 60_000)
 
+  it("missing list shows a track whose file vanished; missing purge deletes it for good", async () => {
+    fs.rmSync(path.join(library, "two.wav"))
+    expect((await tonearm(["scan"])).code).toBe(0)
+    const listed = await tonearm(["missing", "list", "--json"])
+    expect(listed.code).toBe(0)
+    const missing = JSON.parse(listed.stdout) as Array<{ id: string; missing_since: string }>
+    expect(missing).toHaveLength(1)
+    const neither = await tonearm(["missing", "purge"])
+    expect(neither.code).toBe(1)
+    expect(neither.stderr.trim()).toBe("tonearm: give the track ids to purge, or --all for every missing track")
+    expect((await tonearm(["missing", "purge", missing[0]!.id])).stdout.trim()).toBe("purged 1 missing track")
+    expect((await tonearm(["missing", "list"])).stdout.trim()).toBe("(nothing)")
+    expect((await tonearm(["missing", "purge", "--all"])).stdout.trim()).toBe("purged 0 missing tracks")
+  }, 90_000)
+
   it("logout forgets the login; then admin commands say to log in; login reads name and password from stdin", async () => {
     expect((await tonearm(["logout"])).stdout.trim()).toBe(`logged out of ${base}`)
     const refused = await tonearm(["users", "list"])
