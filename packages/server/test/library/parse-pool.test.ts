@@ -14,16 +14,25 @@ const audioFilesUnder = (root: string): Array<string> =>
     .map((entry) => path.join(entry.parentPath, entry.name))
     .sort()
 
-/** What music-metadata's own parseFile reads for the fields the scanner keeps. */
+/**
+ * What music-metadata's own parseFile reads for the fields the scanner keeps, asked the same way: the duration
+ * of Ogg and ADTS files by reading them through, and of any other file whose header gave none by a second pass.
+ */
 const referenceOf = async (file: string) => {
-  const aac = file.toLowerCase().endsWith(".aac")
+  const duration = [".aac", ".ogg", ".oga", ".opus"].some((extension) => file.toLowerCase().endsWith(extension))
   try {
-    let metadata = await parseFile(file, { duration: aac, skipPostHeaders: true })
+    let metadata = await parseFile(file, { duration, skipPostHeaders: true })
     const { title, artist, album } = metadata.common
     if (title === undefined && artist === undefined && album === undefined) {
-      metadata = await parseFile(file, { duration: aac })
+      metadata = await parseFile(file, { duration })
     }
-    const { common, format } = metadata
+    let { common, format } = metadata
+    if (!duration && format.duration === undefined && format.container !== undefined) {
+      const scanned = await parseFile(file, { duration: true, skipCovers: true, skipPostHeaders: true })
+      if (scanned.format.duration !== undefined) {
+        format = { ...format, duration: scanned.format.duration, bitrate: format.bitrate ?? scanned.format.bitrate }
+      }
+    }
     return {
       ok: true,
       container: format.container ?? null,
