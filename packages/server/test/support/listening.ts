@@ -33,7 +33,7 @@ export const libraryTracks = Effect.gen(function* () {
   }>`
     SELECT t.id, t.artist_id, t.album_id, t.duration_ms, array_agg(g.genre ORDER BY g.genre) FILTER (WHERE g.genre IS NOT NULL) AS genres
     FROM tracks t LEFT JOIN track_genres g ON g.track_id = t.id
-    GROUP BY t.id ORDER BY t.path`
+    GROUP BY t.id, t.artist_id, t.album_id, t.duration_ms, t.path ORDER BY t.path`
   return rows.map(
     (row): LibraryTrackRow => ({
       id: TrackId.make(row.id),
