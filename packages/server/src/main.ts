@@ -1,5 +1,5 @@
 import { createServer } from "node:http"
-import { FetchHttpClient, HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { FetchHttpClient, HttpApiBuilder, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { TonearmApi } from "@tonearm/core"
 import { Effect, Layer } from "effect"
@@ -22,6 +22,7 @@ import { EventBus, EventsHttpLive } from "./events/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import { lazySwaggerLayer } from "./http/swagger.js"
 import {
   BootScanLive,
   CoverService,
@@ -172,7 +173,7 @@ export const HttpAppLive = Layer.mergeAll(
     ...PASSWORD_PAGE_ROUTES,
   ]),
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiSwagger.layer({ path: "/docs" }),
+  lazySwaggerLayer({ path: "/docs" }),
   PasswordPagesLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
