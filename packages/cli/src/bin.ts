@@ -1,28 +1,7 @@
 #!/usr/bin/env node
 import { createRequire } from "node:module"
-import { Command } from "commander"
-import { registerLogin } from "./commands/login.js"
-import { registerMissing } from "./commands/missing.js"
-import { registerRebuild } from "./commands/rebuild.js"
-import { registerScan } from "./commands/scan.js"
-import { registerServe } from "./commands/serve.js"
-import { registerTuning } from "./commands/tuning.js"
-import { registerUsers } from "./commands/users.js"
+import { makeProgram } from "./program.js"
 
 const { version } = createRequire(import.meta.url)("../package.json") as { version: string }
 
-const program = new Command()
-  .name("tonearm")
-  .description("Tonearm: a self-hosted music server with personal mixes")
-  .version(version)
-  .showHelpAfterError()
-
-registerServe(program)
-registerLogin(program)
-registerScan(program)
-registerUsers(program)
-registerMissing(program)
-registerRebuild(program)
-registerTuning(program)
-
-await program.parseAsync(process.argv)
+await makeProgram(version).parseAsync(process.argv)
