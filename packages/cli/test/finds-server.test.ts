@@ -151,6 +151,15 @@ describe("a CLI that finds its server", () => {
     expect((await tonearm(["missing", "purge", "--all"])).stdout.trim()).toBe("purged 0 missing tracks")
   }, 90_000)
 
+  it("a scan that fails on the server exits 1 with the server's one-line reason", async () => {
+    // Every file gone while tracks are indexed: the scan refuses to mark them all missing, and says why.
+    for (const file of fs.readdirSync(library)) fs.rmSync(path.join(library, file))
+    const failed = await tonearm(["scan"])
+    expect(failed.code).toBe(1)
+    expect(failed.stderr).toMatch(new RegExp(`^tonearm: the scan on ${base} failed: \\S.*$`, "m"))
+    expect(failed.stderr).not.toContain("see the server log")
+  }, 60_000)
+
   it("logout forgets the login; then admin commands say to log in; login reads name and password from stdin", async () => {
     expect((await tonearm(["logout"])).stdout.trim()).toBe(`logged out of ${base}`)
     const refused = await tonearm(["users", "list"])

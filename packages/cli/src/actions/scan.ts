@@ -133,7 +133,9 @@ const scanOnServer = (flags: ScanFlags, session: Session) =>
     )
     if (!flags.json) yield* printFailedFiles(failed)
     if (status.state === "failed")
-      return yield* new CliError({ message: `the scan on ${session.server.url} failed: see the server log` })
+      return yield* new CliError({
+        message: `the scan on ${session.server.url} failed: ${status.message ?? "see the server log"}`,
+      })
   })
 
 /** `tonearm scan`: through the running server when there is one, else straight into the data directory. */
