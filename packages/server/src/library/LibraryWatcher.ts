@@ -18,13 +18,6 @@ export const DEFAULT_WATCH_DEBOUNCE_MS = 2000
 /** However busy the folder stays (a long copy), a scan starts at least this long after its first change. */
 export const MAX_WATCH_DELAY = Duration.seconds(60)
 
-/**
- * The native watcher, imported by name when the watcher starts rather than bundled: an install without it
- * (a package that does not list it) serves without a watcher, saying so in one warning. `@tonearm/server` depends
- * on it; `@tonearm/cli` must list it too for `npm install -g` to ship it.
- */
-const WATCHER_MODULE: string = "@parcel/watcher"
-
 /** While another scan holds the lock (an API scan, another replica), ask again this often. */
 const BUSY_RETRY = Duration.seconds(1)
 
@@ -155,7 +148,8 @@ export const libraryWatcher = (settings: WatchSettings) =>
       }
       yield* Effect.acquireRelease(
         Effect.tryPromise(async () => {
-          const parcel = (await import(WATCHER_MODULE)) as typeof import("@parcel/watcher")
+          // Loaded when the watcher starts: an install without the native module serves without a watcher.
+          const parcel = await import("@parcel/watcher")
           return await parcel.subscribe(root, onEvents)
         }),
         (subscription) => Effect.tryPromise(() => subscription.unsubscribe()).pipe(Effect.ignore),
