@@ -1,7 +1,8 @@
 // `pnpm tonearm ...`: runs the built CLI (packages/cli/dist/bin.js), the same JavaScript the npm package
 // installs, building it first when it is missing or older than any source it bundles (tsup, under a second).
 // The build's output goes to stderr, so `pnpm --silent tonearm --version` prints the version alone.
-// The CLI then runs in this process (no wrapper process stays resident next to the server).
+// The CLI then runs in this process (no wrapper process stays resident next to the server), with the node flags
+// of the installed command's shebang, given in the root package.json script (see packages/cli/tsup.config.ts).
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"

@@ -10,9 +10,9 @@
  * PostgreSQL (separate processes, reported apart), or on a throwaway database of TONEARM_BENCH_DATABASE_URL.
  * Nothing is forced: no GC call, no flag; the server is left alone for --idle-seconds before the idle reading.
  *
- * The library folder the server is given is a symlink, first to an empty folder (the boot scan finds nothing,
- * so the "before" reading is a booted server that has not scanned yet), then to the real library, scanned
- * through the API (POST /api/admin/scan) as an admin would.
+ * A first boot on an empty folder makes the database, the admin and an empty boot scan; the measured server then
+ * boots on the real library (no boot scan: one has completed), is read before any scan, and the library is
+ * scanned through the API (POST /api/admin/scan) as an admin would.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
@@ -36,6 +36,8 @@ const { values } = parseArgs({
     "idle-seconds": { type: "string", default: "45" },
     bin: { type: "string" },
     json: { type: "boolean", default: false },
+    /** Diagnostics: V8/Node flags for the server's node, e.g. "--max-semi-space-size=2" (the bin's own shebang flags are used otherwise). */
+    "server-node-flags": { type: "string" },
   },
   allowPositionals: true,
 })
@@ -61,6 +63,22 @@ const libraryDir = async (): Promise<string> => {
     `library: generated ${generated.files} files (${(generated.bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s into ${dir}`,
   )
   return dir
+}
+
+/**
+ * The environment and node flags of the bin's `#!/usr/bin/env -S VAR=value node --flag` line, so the server runs
+ * as the installed command would.
+ */
+const shebangOf = (bin: string): { readonly env: Record<string, string>; readonly flags: Array<string> } => {
+  const first = fs.readFileSync(bin, "utf8").split("\n", 1)[0] ?? ""
+  const tokens = first.startsWith("#!") ? first.slice(2).trim().split(/\s+/) : []
+  const node = tokens.indexOf("node")
+  const env: Record<string, string> = {}
+  for (const token of tokens.slice(0, Math.max(0, node))) {
+    const at = token.indexOf("=")
+    if (at > 0) env[token.slice(0, at)] = token.slice(at + 1)
+  }
+  return { env, flags: node < 0 ? [] : tokens.slice(node + 1).filter((flag) => flag.startsWith("--")) }
 }
 
 const freePort = () =>
@@ -168,47 +186,51 @@ const main = Effect.gen(function* () {
   yield* Effect.addFinalizer(() => Effect.sync(() => fs.rmSync(work, { recursive: true, force: true })))
   const empty = path.join(work, "empty")
   fs.mkdirSync(empty)
-  const link = path.join(work, "library")
-  fs.symlinkSync(empty, link)
 
   const external = process.env.TONEARM_BENCH_DATABASE_URL
   const env: NodeJS.ProcessEnv = { ...process.env, TONEARM_LOG_LEVEL: "warning" }
   delete env.TONEARM_DATABASE_URL
   if (external !== undefined && external !== "") env.TONEARM_DATABASE_URL = yield* benchDatabase
+  // Diagnostics only (e.g. --heapsnapshot-signal=SIGUSR2): node options for the server, not for this bench.
+  if (process.env.TONEARM_BENCH_SERVER_NODE_OPTIONS !== undefined)
+    env.NODE_OPTIONS = process.env.TONEARM_BENCH_SERVER_NODE_OPTIONS
 
+  const shebang = shebangOf(bin)
+  Object.assign(env, shebang.env)
+  const nodeFlags = [...shebang.flags, ...(values["server-node-flags"]?.split(" ").filter((flag) => flag !== "") ?? [])]
   const port = yield* Effect.promise(freePort)
   const base = `http://127.0.0.1:${port}`
-  const server: ChildProcess = yield* Effect.acquireRelease(
-    Effect.sync(() =>
-      spawn(
-        process.execPath,
-        [
-          bin,
-          "serve",
-          "--port",
-          String(port),
-          "--host",
-          "127.0.0.1",
-          "--data-dir",
-          path.join(work, "data"),
-          "--library",
-          link,
-        ],
-        { env, stdio: ["ignore", "inherit", "inherit"] },
+  /** `tonearm serve` on `libraryDir`, stopped (SIGINT) when the scope closes or by `stop`. */
+  const serve = (libraryDir: string) =>
+    Effect.acquireRelease(
+      Effect.sync(() =>
+        spawn(
+          process.execPath,
+          [
+            ...nodeFlags,
+            bin,
+            "serve",
+            "--port",
+            String(port),
+            "--host",
+            "127.0.0.1",
+            "--data-dir",
+            path.join(work, "data"),
+            "--library",
+            libraryDir,
+          ],
+          { env, stdio: ["ignore", "inherit", "inherit"] },
+        ),
       ),
-    ),
-    (proc) =>
-      Effect.promise(
-        () =>
-          new Promise<void>((resolve) => {
-            if (proc.exitCode !== null) return resolve()
-            proc.once("exit", () => resolve())
-            proc.kill("SIGINT")
-            setTimeout(() => proc.kill("SIGKILL"), 30_000).unref()
-          }),
-      ),
-  )
-  const pid = server.pid!
+      (proc) => Effect.promise(() => stop(proc)),
+    )
+  const stop = (proc: ChildProcess) =>
+    new Promise<void>((resolve) => {
+      if (proc.exitCode !== null || proc.signalCode !== null) return resolve()
+      proc.once("exit", () => resolve())
+      proc.kill("SIGINT")
+      setTimeout(() => proc.kill("SIGKILL"), 30_000).unref()
+    })
 
   const call = async <A = unknown>(method: string, route: string, token?: string, body?: unknown): Promise<A> => {
     const response = await fetch(`${base}${route}`, {
@@ -223,37 +245,53 @@ const main = Effect.gen(function* () {
     if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 200)}`)
     return (text === "" ? undefined : JSON.parse(text)) as A
   }
-
-  const results = yield* Effect.promise(async () => {
+  const booted = async (proc: ChildProcess) => {
     for (let attempt = 0; ; attempt++) {
-      if (server.exitCode !== null) throw new Error("the server exited during boot")
+      if (proc.exitCode !== null) throw new Error("the server exited during boot")
       try {
         await call("GET", "/healthz")
-        break
+        return
       } catch (error) {
         if (attempt > 240) throw error
         await sleep(250)
       }
     }
-    const { token } = await call<{ token: string }>("POST", "/api/auth/register", undefined, {
-      username: "bench",
-      password: "bench-password-1",
-    })
-    const waitForScan = async () => {
-      for (;;) {
-        const status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
-        if (status.state !== "running" && status.finished_at !== null) return status
-        await sleep(500)
-      }
+  }
+  const waitForScan = async (token: string) => {
+    for (;;) {
+      const status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
+      if (status.state !== "running" && status.finished_at !== null) return status
+      await sleep(500)
     }
-    await waitForScan() // the boot scan, of the empty folder
+  }
+
+  // First boot, on an empty folder: the database, the admin, and the boot scan (of nothing) are done, so the
+  // measured boot below starts no scan of its own; the library is then scanned through the API.
+  const token = yield* Effect.scoped(
+    Effect.flatMap(serve(empty), (first) =>
+      Effect.promise(async () => {
+        await booted(first)
+        const { token } = await call<{ token: string }>("POST", "/api/auth/register", undefined, {
+          username: "bench",
+          password: "bench-password-1",
+        })
+        await waitForScan(token)
+        await stop(first)
+        return token
+      }),
+    ),
+  )
+
+  const server = yield* serve(library)
+  const pid = server.pid!
+
+  const results = yield* Effect.promise(async () => {
+    await booted(server)
     await sleep(5_000)
     const before = reading(pid)
     log(describe("before scan", before))
 
     // The real library, scanned through the API; the peak is sampled through the scan and the browsing.
-    fs.unlinkSync(link)
-    fs.symlinkSync(library, link)
     let peakPostgresPss = 0
     const sampler = setInterval(() => {
       peakPostgresPss = Math.max(peakPostgresPss, reading(pid).postgresPssMb)
@@ -261,7 +299,7 @@ const main = Effect.gen(function* () {
     const started = performance.now()
     await call("POST", "/api/admin/scan", token, {})
     await sleep(500)
-    const scan = await waitForScan()
+    const scan = await waitForScan(token)
     const scanSeconds = (performance.now() - started) / 1000
     log(
       `scan: ${scan.files_seen} files, ${scan.added} added, ${scan.errors} errors in ${scanSeconds.toFixed(1)} s (${Math.round(scan.files_seen / scanSeconds)} files/s)`,
@@ -280,6 +318,10 @@ const main = Effect.gen(function* () {
     for (const album of albums.items.slice(0, 10)) {
       await call("GET", `/api/albums/${album.id}`, token)
       await call("GET", `/api/artists/${album.artist_id}`, token)
+      // The album page shows its cover, resized (sharp); not every synthetic album has one (404).
+      await fetch(`${base}/api/albums/${album.id}/cover?size=300`, {
+        headers: { authorization: `Bearer ${token}` },
+      }).then((response) => response.arrayBuffer())
     }
     for (const q of ["a", "the", "love", "night"]) await call("GET", `/api/search?q=${q}`, token)
     await call("GET", "/api/library/shuffle?limit=50", token)

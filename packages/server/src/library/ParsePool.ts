@@ -1,6 +1,7 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Context, Effect, Layer } from "effect"
+import { collectGarbageWhenIdle } from "../idleGc.js"
 
 /** What a parse worker reads from one file (see parseWorker.mjs). */
 export interface RawTags {
@@ -127,7 +128,7 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         clearTimeout(idleTimer)
         idleTimer = setTimeout(() => {
           idleTimer = undefined
-          if (inFlight === 0) void stopAll()
+          if (inFlight === 0) void stopAll().then(collectGarbageWhenIdle)
         }, idleMs)
         idleTimer.unref()
       }

@@ -6,6 +6,7 @@ import { Internal } from "@tonearm/core"
 import type { SeedSimilarities } from "@tonearm/recommend"
 import { type LibraryTrack, type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
 import { Clock, Effect, Layer, Random } from "effect"
+import { collectGarbageWhenIdle } from "../idleGc.js"
 import {
   PATCHED_SIGNALS,
   type PatchedSignals,
@@ -162,7 +163,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
         if (active > 0 || closed || slots.length === 0) return
         idleTimer = setTimeout(() => {
           idleTimer = undefined
-          if (active === 0) void stopAll()
+          if (active === 0) void stopAll().then(collectGarbageWhenIdle)
         }, idleMs)
         idleTimer.unref()
       })
