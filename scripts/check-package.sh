@@ -129,6 +129,18 @@ grep -q "library scan finished" "$work/server.log" || fail "the boot scan did no
 grep "library scan finished" "$work/server.log" | grep -q " 0 errors" || fail "the boot scan reported errors"
 echo "check-package: boot scan: $(grep -o 'library scan finished.*' "$work/server.log")"
 
+# The recommendation engine's worker (dist/engineWorker.js) answers through the installed server: the first
+# account registers (admin), and similar artists of a scanned album's artist are computed on the worker.
+base="http://127.0.0.1:$port"
+token=$(curl -sf -X POST "$base/api/auth/register" -H 'content-type: application/json' \
+  -d '{"username":"check","password":"check-package-1"}' | node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).token') ||
+  fail "could not register the first account"
+artist=$(curl -sf "$base/api/library/albums?limit=1" -H "authorization: Bearer $token" |
+  node -p 'JSON.parse(require("fs").readFileSync(0, "utf8")).items[0].artist_id') || fail "no album after the scan"
+curl -sf "$base/api/artists/$artist/similar" -H "authorization: Bearer $token" >/dev/null ||
+  fail "GET /api/artists/{id}/similar failed (the engine worker)"
+echo "check-package: similar artists answered by the installed engine worker"
+
 kill -INT "$server_pid"
 status=0
 wait "$server_pid" || status=$?
