@@ -101,7 +101,7 @@ fi
 port=$(node -e 'const s = require("net").createServer().listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
 echo "check-package: tonearm serve on 127.0.0.1:$port ($([ -n "${TONEARM_DATABASE_URL:-}" ] && echo "TONEARM_DATABASE_URL" || echo "embedded PostgreSQL"))"
 # Run from the temp dir, so nothing resolves from the repository (no TONEARM_DATABASE_URL: embedded).
-(cd "$work" && if [ -n "$database_url" ]; then export TONEARM_DATABASE_URL="$database_url"; else unset TONEARM_DATABASE_URL; fi &&
+(cd "$work" && export TONEARM_STATE_DIR="$work/state" TONEARM_CONFIG_DIR="$work/config" && if [ -n "$database_url" ]; then export TONEARM_DATABASE_URL="$database_url"; else unset TONEARM_DATABASE_URL; fi &&
   exec "$tonearm" serve --port "$port" --host 127.0.0.1 --data-dir "$work/data" --library "$work/music") \
   >"$work/server.log" 2>&1 &
 server_pid=$!
