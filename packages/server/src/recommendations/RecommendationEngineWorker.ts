@@ -220,6 +220,12 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
         ...input,
         signals: { ...input.signals, crossUser: undefined, popularity: undefined, sharedPlays: undefined },
       })
+      /** One user's signals as this worker takes them: only what it lacks of the big shared maps. */
+      const signalsFor = (slot: Slot, input: EngineInput) => ({
+        patched: patchedFor(slot, input),
+        shared: sharedFor(slot, input),
+        input: withoutPatched(input),
+      })
 
       /** Posts a job (with the caller's now and a seed from its Random) and waits for its answer. */
       const run = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
@@ -262,9 +268,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
               version: source.version,
               now,
               randomSeed,
-              patched: patchedFor(slot, input),
-              shared: sharedFor(slot, input),
-              input: withoutPatched(input),
+              ...signalsFor(slot, input),
             })),
           ),
         radio: (source, input, profile, seed, options) =>
@@ -273,9 +277,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
             version: source.version,
             now,
             randomSeed,
-            patched: patchedFor(slot, input),
-            shared: sharedFor(slot, input),
-            input: withoutPatched(input),
+            ...signalsFor(slot, input),
             profile,
             seed,
             options,

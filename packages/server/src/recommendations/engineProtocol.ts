@@ -29,32 +29,27 @@ export interface SharedPlaysRef {
   readonly counts?: ReadonlyMap<string, number> | undefined
 }
 
+/** What every engine run carries: the catalog version it expects, its clock and seed, one user's signals. */
+interface EngineRun {
+  readonly id: number
+  readonly version: string
+  readonly now: number
+  readonly randomSeed: number
+  readonly input: EngineInput
+  readonly patched: PatchedSignals
+  readonly shared: SharedPlaysRef | undefined
+}
+
 /** What the main thread posts to an engine worker (structured-cloneable: plain data, Maps and Sets). */
 export type WorkerJob =
   | { readonly type: "catalog"; readonly version: string; readonly tracks: ReadonlyArray<LibraryTrack> }
-  | {
-      readonly type: "rebuild"
-      readonly id: number
-      readonly version: string
-      readonly now: number
-      readonly randomSeed: number
-      readonly input: EngineInput
-      readonly patched: PatchedSignals
-      readonly shared: SharedPlaysRef | undefined
-    }
-  | {
+  | (EngineRun & { readonly type: "rebuild" })
+  | (EngineRun & {
       readonly type: "radio"
-      readonly id: number
-      readonly version: string
-      readonly now: number
-      readonly randomSeed: number
-      readonly input: EngineInput
-      readonly patched: PatchedSignals
-      readonly shared: SharedPlaysRef | undefined
       readonly profile: TasteProfile
       readonly seed: RadioSeed
       readonly options: RadioOptions
-    }
+    })
   | {
       readonly type: "similar"
       readonly id: number

@@ -1,15 +1,7 @@
 import type { TrackMove, VanishedTrack } from "../CatalogRepository.js"
 
 /** What a newly found file is compared on to find the track it may be a moved copy of. */
-export interface NewFile {
-  readonly path: string
-  readonly sizeBytes: number
-  readonly title: string
-  readonly album: string
-  readonly artist: string
-  readonly trackNumber: number | null
-  readonly durationMs: number
-}
+export type NewFile = Omit<VanishedTrack, "id" | "missing">
 
 /** Same size and the same tags (title, album, artist, track number, duration): the same recording, moved. */
 export const moveKey = (file: Omit<NewFile, "path">): string =>
