@@ -1,7 +1,7 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Context, Effect, Layer } from "effect"
-import { collectGarbageWhenIdle } from "../idleGc.js"
+import { idleWorkers } from "../idleWorkers.js"
 
 /** What a parse worker reads from one file (see parseWorker.mjs). */
 export interface RawTags {
@@ -54,6 +54,7 @@ export const PARSE_WORKERS_IDLE_MS = 10_000
 
 type Reply = { readonly id: number; readonly results: ReadonlyArray<ParsedFile> }
 type Pending = { readonly size: number; readonly resume: (results: ReadonlyArray<ParsedFile>) => void }
+type ParseSlot = { readonly worker: Worker; readonly pending: Map<number, Pending> }
 
 const failedAll = (size: number, error: string): ReadonlyArray<ParsedFile> =>
   Array.from({ length: size }, () => ({ ok: false, error }))
@@ -80,9 +81,8 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
     Effect.gen(function* () {
       const script = new URL("./parseWorker.mjs", import.meta.url)
       let nextId = 0
-      const slots: Array<{ worker: Worker; pending: Map<number, Pending> }> = []
 
-      const spawn = (index: number) => {
+      const spawn = (index: number): ParseSlot => {
         const worker = new Worker(script, { resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } })
         const pending = new Map<number, Pending>()
         worker.on("message", (reply: Reply) => {
@@ -95,48 +95,19 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         worker.on("error", (error) => {
           for (const job of pending.values()) job.resume(failedAll(job.size, `parser crashed: ${error.message}`))
           pending.clear()
-          if (slots[index]?.worker === worker) slots[index] = spawn(index)
+          if (pool.slots[index]?.worker === worker) pool.slots[index] = spawn(index)
         })
         return { worker, pending }
       }
-
       // Workers start with the first file, so commands that never scan (users, migrate) never pay for them,
       // and stop after `idleMs` without a job (the next job starts them again).
-      let closed = false
-      let inFlight = 0
-      let idleTimer: ReturnType<typeof setTimeout> | undefined
-      const stopAll = () => {
-        const stopping = slots.splice(0, slots.length)
-        return Promise.all(stopping.map(({ worker }) => worker.terminate()))
-      }
-      yield* Effect.addFinalizer(() =>
-        Effect.promise(() => {
-          closed = true
-          clearTimeout(idleTimer)
-          return stopAll()
-        }).pipe(Effect.ignore),
-      )
-      const started = () => {
-        clearTimeout(idleTimer)
-        idleTimer = undefined
-        if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
-        return slots
-      }
-      const jobDone = () => {
-        inFlight--
-        if (inFlight > 0 || closed || slots.length === 0) return
-        clearTimeout(idleTimer)
-        idleTimer = setTimeout(() => {
-          idleTimer = undefined
-          if (inFlight === 0) void stopAll().then(collectGarbageWhenIdle)
-        }, idleMs)
-        idleTimer.unref()
-      }
+      const pool = yield* idleWorkers({ count: workers, idleMs, spawn })
 
       const parseMany = (paths: ReadonlyArray<string>) =>
         Effect.async<ReadonlyArray<ParsedFile>>((resume) => {
-          const running = started()
+          const running = pool.jobStarted()
           if (running.length === 0) {
+            pool.jobEnded()
             resume(Effect.succeed(failedAll(paths.length, "the parser pool is shut down")))
             return
           }
@@ -144,12 +115,11 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
             candidate.pending.size < least.pending.size ? candidate : least,
           )
           const id = nextId++
-          inFlight++
           let done = false
           const finish = () => {
             if (done) return
             done = true
-            jobDone()
+            pool.jobEnded()
           }
           slot.pending.set(id, {
             size: paths.length,
@@ -170,7 +140,7 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
         workers,
         filesPerJob: FILES_PER_JOB,
         jobsInFlight: workers * JOBS_IN_FLIGHT_PER_WORKER,
-        liveWorkers: Effect.sync(() => slots.length),
+        liveWorkers: Effect.sync(() => pool.slots.length),
       }
     })
 

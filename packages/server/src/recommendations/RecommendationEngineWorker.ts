@@ -6,7 +6,7 @@ import { Internal } from "@tonearm/core"
 import type { SeedSimilarities } from "@tonearm/recommend"
 import { type LibraryTrack, type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
 import { Clock, Effect, Layer, Random } from "effect"
-import { collectGarbageWhenIdle } from "../idleGc.js"
+import { idleWorkers } from "../idleWorkers.js"
 import {
   PATCHED_SIGNALS,
   type PatchedSignals,
@@ -120,9 +120,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
   Layer.scoped(
     RecommendationEngine,
     Effect.gen(function* () {
-      const slots: Array<Slot> = []
       let nextId = 0
-      let closed = false
       const catalogLock = yield* Effect.makeSemaphore(1)
 
       const spawn = (index: number): Slot => {
@@ -142,45 +140,18 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
         const replace = (message: string) => {
           for (const [id, resume] of slot.pending) resume({ id, ok: false, error: { tag: "Defect", message } })
           slot.pending.clear()
-          if (!closed && slots[index] === slot) slots[index] = spawn(index)
+          if (!pool.closed() && pool.slots[index] === slot) pool.slots[index] = spawn(index)
         }
         worker.on("error", (error) => replace(`worker crashed: ${error.message}`))
         worker.on("exit", (code) => replace(`worker exited with code ${code}`))
         return slot
       }
 
-      /** Terminates every worker; taken out of `slots` first, so their exit does not start a replacement. */
-      const stopAll = () => Promise.all(slots.splice(0, slots.length).map((slot) => slot.worker.terminate()))
-      let active = 0
-      let idleTimer: ReturnType<typeof setTimeout> | undefined
-      const jobStarted = Effect.sync(() => {
-        active++
-        clearTimeout(idleTimer)
-        idleTimer = undefined
-      })
-      const jobEnded = Effect.sync(() => {
-        active--
-        if (active > 0 || closed || slots.length === 0) return
-        idleTimer = setTimeout(() => {
-          idleTimer = undefined
-          if (active === 0) void stopAll().then(collectGarbageWhenIdle)
-        }, idleMs)
-        idleTimer.unref()
-      })
-
-      yield* Effect.addFinalizer(() =>
-        Effect.promise(() => {
-          closed = true
-          clearTimeout(idleTimer)
-          return stopAll()
-        }).pipe(Effect.ignore),
+      const pool = yield* idleWorkers({ count: workers, idleMs, spawn })
+      /** The least busy worker (the workers run while a job holds the pool: see `run`). */
+      const pick = Effect.sync(() =>
+        pool.slots.reduce((least, slot) => (slot.pending.size < least.pending.size ? slot : least), pool.slots[0]!),
       )
-
-      /** The least busy worker, the pool starting with the first job (again after an idle period). */
-      const pick = Effect.sync(() => {
-        if (slots.length === 0 && !closed) for (let index = 0; index < workers; index++) slots.push(spawn(index))
-        return slots.reduce((least, slot) => (slot.pending.size < least.pending.size ? slot : least), slots[0]!)
-      })
 
       /** Makes sure the worker holds the current catalog: one load and one post per version and worker. */
       const ensureCatalog = (slot: Slot, source: CatalogSource) =>
@@ -230,13 +201,13 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
       /** Posts a job (with the caller's now and a seed from its Random) and waits for its answer. */
       const run = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
         Effect.acquireUseRelease(
-          jobStarted,
+          Effect.sync(() => pool.jobStarted()),
           () => runJob<A>(source, make),
-          () => jobEnded,
+          () => Effect.sync(() => pool.jobEnded()),
         )
       const runJob = <A>(source: CatalogSource, make: (now: number, randomSeed: number, slot: Slot) => Job) =>
         Effect.gen(function* () {
-          if (closed) return yield* Effect.fail(defect("shut down"))
+          if (pool.closed()) return yield* Effect.fail(defect("shut down"))
           const slot = yield* pick
           yield* ensureCatalog(slot, source)
           const now = yield* Clock.currentTimeMillis
