@@ -1,8 +1,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { envelopeOf, InvalidTrackId, NotFound, Unauthenticated } from "../errors.js"
+import { envelopeOf, InvalidTrackId, NotFound, ServiceUnavailable, Unauthenticated } from "../errors.js"
 import { Authentication } from "../http/Authentication.js"
 import { TrackId } from "../ids.js"
+import { TranscodeParams } from "./transcode.js"
 
 /**
  * The stream route's own guard (spec Authentication 3): a session cookie, a bearer token, or a signed
@@ -21,25 +22,30 @@ export const StreamTokenParams = Schema.Struct({
   token: Schema.optional(Schema.String),
 })
 
+/** A stream's query: the signed token, and the transcoding options (`format`, `maxBitRate`, `timeOffset`). */
+export const StreamParams = Schema.Struct({ ...StreamTokenParams.fields, ...TranscodeParams.fields })
+
 const audio = HttpApiSchema.Uint8Array({ contentType: "audio/*" })
 const STREAM_DESCRIPTION =
-  "Audio bytes with HEAD and single Range requests (206/416). Auth: session cookie, bearer token, or `exp`+`token` from POST /api/cast/stream-token. Cache-Control max-age=31536000, immutable."
+  "Audio bytes with HEAD and single Range requests (206/416). Auth: session cookie, bearer token, or `exp`+`token` from POST /api/cast/stream-token. Cache-Control max-age=31536000, immutable. Transcoding (when ffmpeg is installed): `format=mp3|opus|raw`, `maxBitRate` kbit/s (0 = no limit; mp3 32-320, opus 16-256), `timeOffset` seconds; transcoded output is streamed as it is encoded (chunked, no Content-Length, no Range: Accept-Ranges none); 503 `service_unavailable` with Retry-After when every transcoder is busy."
 
 export class StreamingApi extends HttpApiGroup.make("streaming")
   .add(
     HttpApiEndpoint.get("stream")`/api/tracks/${trackId}/stream`
-      .setUrlParams(StreamTokenParams)
+      .setUrlParams(StreamParams)
       .addSuccess(audio)
       .addSuccess(audio, { status: 206 })
       .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(ServiceUnavailable))
       .annotate(OpenApi.Description, STREAM_DESCRIPTION),
   )
   .add(
     HttpApiEndpoint.get("streamWithExtension")`/api/tracks/${trackId}/stream.${extension}`
-      .setUrlParams(StreamTokenParams)
+      .setUrlParams(StreamParams)
       .addSuccess(audio)
       .addSuccess(audio, { status: 206 })
       .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(ServiceUnavailable))
       .annotate(OpenApi.Description, `${STREAM_DESCRIPTION} The extension is only a hint for speakers.`),
   )
   .middleware(StreamAuthentication)

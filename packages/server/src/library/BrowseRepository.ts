@@ -11,7 +11,12 @@ const FromDb = { added_at: Schema.DateTimeUtcFromDate }
 export const AlbumRecord = Schema.Struct({ ...Struct.omit(AlbumRefFields, "cover_url"), ...FromDb })
 export type AlbumRecord = typeof AlbumRecord.Type
 
-export const TrackFileRecord = Schema.Struct({ path: Schema.String, file_format: Schema.String, title: Schema.String })
+export const TrackFileRecord = Schema.Struct({
+  path: Schema.String,
+  file_format: Schema.String,
+  title: Schema.String,
+  bitrate_kbps: Schema.NullOr(Schema.Number),
+})
 
 export const AlbumCoverRecord = Schema.Struct({
   cover_art_source: Schema.NullOr(Schema.String),
@@ -213,7 +218,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** Where a track's file is, and what to call it (stream and cast routes). */
     const trackFile = (id: TrackId) =>
-      sql`SELECT path, file_format, title FROM tracks WHERE id = ${id}`.pipe(
+      sql`SELECT path, file_format, title, bitrate_kbps FROM tracks WHERE id = ${id}`.pipe(
         Effect.flatMap(decodeFirst(TrackFileRecord)),
         orInternal("BrowseRepository.trackFile"),
       )

@@ -47,7 +47,12 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         const row = yield* browse.trackFile(id)
         if (Option.isNone(row)) return Option.none()
         const file = yield* resolveInLibrary(libraryDir, row.value.path)
-        return Option.map(file, (found) => ({ ...found, fileFormat: row.value.file_format, title: row.value.title }))
+        return Option.map(file, (found) => ({
+          ...found,
+          fileFormat: row.value.file_format,
+          title: row.value.title,
+          bitrateKbps: row.value.bitrate_kbps,
+        }))
       })
 
     /** An album's cover source and its file. */

@@ -1,6 +1,19 @@
-import { mimeForFormat, NotFound, parseRange, type TrackId } from "@tonearm/core"
+import * as fs from "node:fs"
+import { HttpServerResponse } from "@effect/platform"
+import { NodeStream } from "@effect/platform-node"
+import {
+  decideStream,
+  errorBody,
+  mimeForFormat,
+  NotFound,
+  parseRange,
+  TRANSCODE_MIME,
+  type TrackId,
+  type TranscodeRequest,
+} from "@tonearm/core"
 import { Effect, Option } from "effect"
-import { TrackFiles } from "../library/index.js"
+import { type LibraryFile, TrackFiles } from "../library/index.js"
+import { Transcoder, type TranscodersBusy } from "./Transcoder.js"
 
 /** What to answer for a stream request; the handler turns it into a response. */
 export type StreamPlan =
@@ -16,57 +29,127 @@ export type StreamPlan =
 
 export const STREAM_CACHE_CONTROL = "max-age=31536000, immutable"
 
+/** A stream request as the HTTP routes (JSON API and Subsonic) hand it over. */
+export interface StreamRequest {
+  readonly range?: string | undefined
+  readonly ifRange?: string | undefined
+  /** HEAD answers a transcode's headers without starting ffmpeg. */
+  readonly head?: boolean | undefined
+  readonly transcode?: TranscodeRequest | undefined
+}
+
+/** 503 with Retry-After and the error envelope: every transcoder is busy. */
+export const busyResponse = (error: TranscodersBusy) =>
+  HttpServerResponse.unsafeJson(errorBody("service_unavailable", error.message), {
+    status: 503,
+    headers: { "retry-after": String(error.retryAfterSeconds) },
+  })
+
+type FoundFile = LibraryFile & { readonly fileFormat: string }
+
+/** Single ranges per RFC 9110; an If-Range that no longer matches the file serves it whole. */
+const planFile = (
+  file: FoundFile,
+  request: { readonly range?: string | undefined; readonly ifRange?: string | undefined },
+): StreamPlan => {
+  const etag = `"${file.sizeBytes.toString(36)}-${file.mtimeMs.toString(36)}"`
+  const lastModified = new Date(file.mtimeMs).toUTCString()
+  const base = {
+    "accept-ranges": "bytes",
+    "cache-control": STREAM_CACHE_CONTROL,
+    "content-type": mimeForFormat(file.fileFormat),
+    etag,
+    "last-modified": lastModified,
+  }
+  const rangeApplies = request.ifRange === undefined || request.ifRange === etag || request.ifRange === lastModified
+  const range = parseRange(rangeApplies ? request.range : undefined, file.sizeBytes)
+  switch (range._tag) {
+    case "Unsatisfiable":
+      return { _tag: "Unsatisfiable", headers: { ...base, "content-range": `bytes */${file.sizeBytes}` } }
+    case "Partial":
+      return {
+        _tag: "Bytes",
+        status: 206,
+        path: file.absolutePath,
+        start: range.start,
+        end: range.end,
+        headers: { ...base, "content-range": `bytes ${range.start}-${range.end}/${file.sizeBytes}` },
+      }
+    case "Full":
+      return { _tag: "Bytes", status: 200, path: file.absolutePath, start: 0, end: file.sizeBytes - 1, headers: base }
+  }
+}
+
+/**
+ * File bytes as a stream with an exact Content-Length: `HttpServerResponse.file` with an offset sends one
+ * byte too many on platform-node 0.108 and corrupts the next response on a keep-alive connection.
+ */
+const originalResponse = (planned: StreamPlan) => {
+  if (planned._tag === "Unsatisfiable") {
+    return HttpServerResponse.unsafeJson(
+      errorBody("range_not_satisfiable", "the requested range is outside the file"),
+      {
+        status: 416,
+        headers: planned.headers,
+      },
+    )
+  }
+  const { "content-type": contentType, ...headers } = planned.headers
+  return HttpServerResponse.stream(
+    NodeStream.fromReadable(
+      () => fs.createReadStream(planned.path, { start: planned.start, end: planned.end }),
+      (cause) => new Error(`reading ${planned.path} failed: ${cause}`),
+    ),
+    { status: planned.status, contentType, contentLength: planned.end - planned.start + 1, headers },
+  )
+}
+
 export class StreamService extends Effect.Service<StreamService>()("@tonearm/server/StreamService", {
   effect: Effect.gen(function* () {
     const files = yield* TrackFiles
+    const transcoder = yield* Transcoder
 
-    /** Single ranges per RFC 9110; an If-Range that no longer matches the file serves it whole. */
     const plan = Effect.fn("StreamService.plan")(function* (
       id: TrackId,
       request: { readonly range?: string | undefined; readonly ifRange?: string | undefined },
     ) {
       const found = yield* files.trackFile(id)
       if (Option.isNone(found)) return yield* new NotFound({ message: "no such track" })
-      const file = found.value
-      const etag = `"${file.sizeBytes.toString(36)}-${file.mtimeMs.toString(36)}"`
-      const lastModified = new Date(file.mtimeMs).toUTCString()
-      const base = {
-        "accept-ranges": "bytes",
-        "cache-control": STREAM_CACHE_CONTROL,
-        "content-type": mimeForFormat(file.fileFormat),
-        etag,
-        "last-modified": lastModified,
-      }
-      const rangeApplies = request.ifRange === undefined || request.ifRange === etag || request.ifRange === lastModified
-      const range = parseRange(rangeApplies ? request.range : undefined, file.sizeBytes)
-      switch (range._tag) {
-        case "Unsatisfiable":
-          return {
-            _tag: "Unsatisfiable",
-            headers: { ...base, "content-range": `bytes */${file.sizeBytes}` },
-          } satisfies StreamPlan
-        case "Partial":
-          return {
-            _tag: "Bytes",
-            status: 206,
-            path: file.absolutePath,
-            start: range.start,
-            end: range.end,
-            headers: { ...base, "content-range": `bytes ${range.start}-${range.end}/${file.sizeBytes}` },
-          } satisfies StreamPlan
-        case "Full":
-          return {
-            _tag: "Bytes",
-            status: 200,
-            path: file.absolutePath,
-            start: 0,
-            end: file.sizeBytes - 1,
-            headers: base,
-          } satisfies StreamPlan
-      }
+      return planFile(found.value, request)
     })
 
-    return { plan } as const
+    /**
+     * The answer to a stream request: the original file (Range, ETag) or, when the options ask for it and
+     * ffmpeg is there, the transcoded audio streamed as it is encoded (chunked, no Range). The ffmpeg process
+     * belongs to the caller's scope, the HTTP request's: it is killed when the response ends or the client
+     * goes away. Fails with NotFound, or TranscodersBusy (see `busyResponse`).
+     */
+    const respond = Effect.fn("StreamService.respond")(function* (id: TrackId, request: StreamRequest) {
+      const found = yield* files.trackFile(id)
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track" })
+      const file = found.value
+      const decision = decideStream(
+        request.transcode ?? {},
+        { format: file.fileFormat, bitrateKbps: file.bitrateKbps },
+        transcoder.available,
+      )
+      if (decision._tag === "Original") return originalResponse(planFile(file, request))
+      const contentType = TRANSCODE_MIME[decision.format]
+      const headers = { "accept-ranges": "none", "cache-control": STREAM_CACHE_CONTROL }
+      if (request.head === true) {
+        return HttpServerResponse.empty({ status: 200, headers: { ...headers, "content-type": contentType } })
+      }
+      const encoded = yield* transcoder.transcode(file.absolutePath, decision).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("TranscodeFailed", (error) =>
+          Effect.as(Effect.logWarning(`${error.message}; serving the original`), Option.none()),
+        ),
+      )
+      if (Option.isNone(encoded)) return originalResponse(planFile(file, request))
+      return HttpServerResponse.stream(encoded.value, { status: 200, contentType, headers })
+    })
+
+    return { plan, respond } as const
   }),
-  dependencies: [TrackFiles.Default],
+  dependencies: [TrackFiles.Default, Transcoder.Default],
 }) {}

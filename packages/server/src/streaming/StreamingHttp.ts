@@ -1,45 +1,29 @@
-import * as fs from "node:fs"
-import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
-import { NodeStream } from "@effect/platform-node"
-import { errorBody, TonearmApi, type TrackId } from "@tonearm/core"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
+import { TonearmApi, type TrackId, type TranscodeFormat } from "@tonearm/core"
 import { Effect } from "effect"
 import { publicOrigin } from "../http/connection.js"
 import { CastService } from "./CastService.js"
-import { StreamService } from "./StreamService.js"
+import { busyResponse, StreamService } from "./StreamService.js"
 
-/**
- * File bytes as a stream with an exact Content-Length: `HttpServerResponse.file` with an offset sends one
- * byte too many on platform-node 0.108 and corrupts the next response on a keep-alive connection.
- */
-const streamResponse = (id: TrackId) =>
+const streamResponse = (
+  id: TrackId,
+  urlParams: { readonly format?: TranscodeFormat; readonly maxBitRate?: number; readonly timeOffset?: number },
+) =>
   Effect.gen(function* () {
     const streams = yield* StreamService
     const request = yield* HttpServerRequest.HttpServerRequest
-    const plan = yield* streams.plan(id, { range: request.headers.range, ifRange: request.headers["if-range"] })
-    if (plan._tag === "Unsatisfiable") {
-      return HttpServerResponse.unsafeJson(
-        errorBody("range_not_satisfiable", "the requested range is outside the file"),
-        {
-          status: 416,
-          headers: plan.headers,
-        },
-      )
-    }
-    const { "content-type": contentType, ...headers } = plan.headers
-    const length = plan.end - plan.start + 1
-    return HttpServerResponse.stream(
-      NodeStream.fromReadable(
-        () => fs.createReadStream(plan.path, { start: plan.start, end: plan.end }),
-        (cause) => new Error(`reading ${plan.path} failed: ${cause}`),
-      ),
-      { status: plan.status, contentType, contentLength: length, headers },
-    )
-  })
+    return yield* streams.respond(id, {
+      range: request.headers.range,
+      ifRange: request.headers["if-range"],
+      head: request.method === "HEAD",
+      transcode: urlParams,
+    })
+  }).pipe(Effect.catchTag("TranscodersBusy", (error) => Effect.succeed(busyResponse(error))))
 
 export const StreamingHttpLive = HttpApiBuilder.group(TonearmApi, "streaming", (handlers) =>
   handlers
-    .handle("stream", ({ path }) => streamResponse(path.id))
-    .handle("streamWithExtension", ({ path }) => streamResponse(path.id)),
+    .handle("stream", ({ path, urlParams }) => streamResponse(path.id, urlParams))
+    .handle("streamWithExtension", ({ path, urlParams }) => streamResponse(path.id, urlParams)),
 )
 
 export const CastHttpLive = HttpApiBuilder.group(TonearmApi, "cast", (handlers) =>
