@@ -77,4 +77,39 @@ if (stale()) {
   })
 }
 
+// The web player (packages/web): rebuilt with Vite when its sources (or the SDK and contract it bundles) are
+// newer than its dist, and served from there rather than from the CLI's copy, so `pnpm tonearm serve` always
+// serves the current app with no extra step.
+const web = path.join(root, "packages", "web")
+const webInputs = [
+  path.join(web, "src"),
+  path.join(web, "index.html"),
+  path.join(web, "vite.config.ts"),
+  path.join(web, "package.json"),
+  path.join(root, "packages", "client-sdk", "src"),
+  path.join(root, "packages", "core", "src"),
+]
+const webBuiltAt = () => {
+  try {
+    return fs.statSync(path.join(web, "dist", "index.html")).mtimeMs
+  } catch {
+    return -1
+  }
+}
+const webStale = () => webBuiltAt() < 0 || webInputs.some((input) => newestMtime(input) > webBuiltAt())
+const vite = path.join(web, "node_modules", ".bin", "vite")
+if (fs.existsSync(vite) && webStale()) {
+  withBuildLock(() => {
+    if (!webStale()) return
+    process.stderr.write("tonearm: building packages/web/dist (vite)...\n")
+    const result = spawnSync(vite, ["build", "--logLevel", "warn"], {
+      cwd: web,
+      stdio: ["ignore", process.stderr, "inherit"],
+    })
+    if (result.status !== 0)
+      process.stderr.write("tonearm: the web player build failed (see above); serving the API only\n")
+  })
+}
+if (fs.existsSync(path.join(web, "dist", "index.html"))) process.env.TONEARM_WEB_DIR ??= path.join(web, "dist")
+
 await import(pathToFileURL(bin).href)

@@ -61,3 +61,12 @@ export const makeTonearmClient = (options: TonearmClientOptions = {}) =>
   })
 
 export type TonearmClient = Effect.Effect.Success<ReturnType<typeof makeTonearmClient>>
+
+export {
+  type EventEnvelope,
+  type EventStreamOptions,
+  parseSseFrames,
+  type SseFrame,
+  subscribeEvents,
+  trackStreamUrl,
+} from "./events.js"

@@ -23,6 +23,7 @@ import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
+import { WebAppLive } from "./http/webApp.js"
 import {
   BootScanLive,
   CoverService,
@@ -175,6 +176,7 @@ export const HttpAppLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   lazySwaggerLayer({ path: "/docs" }),
   PasswordPagesLive,
+  WebAppLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */

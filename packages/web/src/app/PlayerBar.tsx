@@ -1,0 +1,121 @@
+import { Cover } from "../components/Cover.js"
+import { formatTime } from "../components/format.js"
+import { LikeButton } from "../components/LikeButton.js"
+import {
+  current,
+  cycleRepeat,
+  duration,
+  muted,
+  next,
+  playing,
+  position,
+  previous,
+  repeat,
+  seek,
+  setVolume,
+  shuffle,
+  toggleMute,
+  togglePlay,
+  toggleShuffle,
+  volume,
+} from "./player.js"
+
+/** The bar at the bottom: always mounted, so what plays survives every navigation. */
+export function PlayerBar() {
+  const track = current.value
+  return (
+    <section class="player-bar" aria-label="Player">
+      <div class="now-playing">
+        {track !== undefined ? (
+          <>
+            <Cover src={`/api/albums/${track.album_id}/cover`} alt="" size={48} />
+            <div class="titles">
+              <a href={`/albums/${track.album_id}`} class="title" data-testid="now-playing-title">
+                {track.title}
+              </a>
+              <a href={`/artists/${track.artist_id}`} class="muted">
+                {track.artist_name}
+              </a>
+            </div>
+            <LikeButton kind="track" id={track.id} label={track.title} />
+          </>
+        ) : (
+          <span class="muted">Nothing playing</span>
+        )}
+      </div>
+      <div class="transport">
+        <div class="buttons">
+          <button type="button" aria-label="Shuffle" aria-pressed={shuffle.value} onClick={toggleShuffle} class="icon">
+            ⤮
+          </button>
+          <button type="button" aria-label="Previous track" onClick={previous} class="icon">
+            ⏮
+          </button>
+          <button
+            type="button"
+            aria-label={playing.value ? "Pause" : "Play"}
+            onClick={togglePlay}
+            class="icon play"
+            disabled={track === undefined}
+          >
+            {playing.value ? "⏸" : "▶"}
+          </button>
+          <button type="button" aria-label="Next track" onClick={next} class="icon">
+            ⏭
+          </button>
+          <button
+            type="button"
+            aria-label={`Repeat: ${repeat.value}`}
+            aria-pressed={repeat.value !== "off"}
+            onClick={cycleRepeat}
+            class="icon"
+          >
+            {repeat.value === "one" ? "🔂" : "🔁"}
+          </button>
+        </div>
+        <div class="seek">
+          <span class="time" aria-hidden="true">
+            {formatTime(position.value)}
+          </span>
+          <input
+            type="range"
+            aria-label="Seek"
+            min={0}
+            max={Math.max(duration.value, 0.1)}
+            step={1}
+            value={position.value}
+            aria-valuetext={`${formatTime(position.value)} of ${formatTime(duration.value)}`}
+            onInput={(event) => seek(Number((event.currentTarget as HTMLInputElement).value))}
+            disabled={track === undefined}
+          />
+          <span class="time" aria-hidden="true">
+            {formatTime(duration.value)}
+          </span>
+        </div>
+      </div>
+      <div class="volume">
+        <button
+          type="button"
+          aria-label={muted.value ? "Unmute" : "Mute"}
+          aria-pressed={muted.value}
+          onClick={toggleMute}
+          class="icon"
+        >
+          {muted.value ? "🔇" : "🔊"}
+        </button>
+        <input
+          type="range"
+          aria-label="Volume"
+          min={0}
+          max={1}
+          step={0.05}
+          value={volume.value}
+          onInput={(event) => setVolume(Number((event.currentTarget as HTMLInputElement).value))}
+        />
+        <a href="/queue" class="button">
+          Queue
+        </a>
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,44 @@
+import type { ComponentType } from "preact"
+
+/** What every page receives: the `:name` parameters of its path. Query parameters come from `query` (router.ts). */
+export interface PageProps {
+  readonly params: Readonly<Record<string, string>>
+}
+
+export interface RouteDef {
+  /** `/albums/:id`-style pattern; the first match wins. */
+  readonly path: string
+  readonly title: string
+  /** The page module, loaded on first visit (its own chunk): `default` export is the page component. */
+  readonly load: () => Promise<{ readonly default: ComponentType<PageProps> }>
+  /** Shown in the side navigation under this group, when set. */
+  readonly nav?: "Listen" | "Library" | "You" | "Admin"
+  /** Admin-only pages are hidden from the navigation of other users (the server still enforces 403). */
+  readonly admin?: boolean
+}
+
+/**
+ * THE route registry. Adding a page is one line here plus its module under src/pages/<area>/ (see README.md).
+ * Web-B owns recommendations/** and admin/**, moderation owns moderation/**.
+ */
+export const routes: ReadonlyArray<RouteDef> = [
+  { path: "/", title: "Home", nav: "Listen", load: () => import("../pages/home/HomePage.js") },
+  { path: "/search", title: "Search", nav: "Listen", load: () => import("../pages/search/SearchPage.js") },
+  { path: "/queue", title: "Queue", nav: "Listen", load: () => import("../pages/player/QueuePage.js") },
+  { path: "/albums", title: "Albums", nav: "Library", load: () => import("../pages/library/AlbumsPage.js") },
+  { path: "/genres", title: "Genres", nav: "Library", load: () => import("../pages/library/GenresPage.js") },
+  { path: "/years", title: "Years", nav: "Library", load: () => import("../pages/library/YearsPage.js") },
+  { path: "/albums/:id", title: "Album", load: () => import("../pages/library/AlbumPage.js") },
+  { path: "/artists/:id", title: "Artist", load: () => import("../pages/library/ArtistPage.js") },
+  { path: "/likes", title: "Likes", nav: "You", load: () => import("../pages/likes/LikesPage.js") },
+  { path: "/playlists", title: "Playlists", nav: "You", load: () => import("../pages/playlists/PlaylistsPage.js") },
+  { path: "/playlists/:id", title: "Playlist", load: () => import("../pages/playlists/PlaylistPage.js") },
+  { path: "/sessions", title: "Sessions", nav: "You", load: () => import("../pages/account/SessionsPage.js") },
+]
+
+/** Shown for an address no route matches. */
+export const notFoundRoute: RouteDef = {
+  path: "*",
+  title: "Not found",
+  load: () => import("../pages/NotFoundPage.js"),
+}

@@ -1,0 +1,14 @@
+/** 3:07, or 1:02:03 past an hour. */
+export const formatTime = (seconds: number) => {
+  if (!Number.isFinite(seconds) || seconds < 0) return "0:00"
+  const whole = Math.floor(seconds)
+  const h = Math.floor(whole / 3600)
+  const m = Math.floor((whole % 3600) / 60)
+  const s = String(whole % 60).padStart(2, "0")
+  return h > 0 ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`
+}
+export const formatMs = (ms: number) => formatTime(ms / 1000)
+
+/** Genre quick-jump link (spec "Genre rule" 6–7): the genre is a query parameter, a slash travels as %2F. */
+export const genreHref = (genre: string) => `/albums?genre=${encodeURIComponent(genre)}`
+export const yearHref = (year: number) => `/albums?year_from=${year}&year_to=${year}`

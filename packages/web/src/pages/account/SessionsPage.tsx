@@ -1,0 +1,7 @@
+export default function SessionsPage() {
+  return (
+    <section>
+      <h1>SessionsPage</h1>
+    </section>
+  )
+}

@@ -1,0 +1,34 @@
+import { api } from "../../app/api.js"
+import { CardRow } from "../../components/Cards.js"
+import { Status, useLoad } from "../../components/useLoad.js"
+
+/** Every section of GET /api/home, in the server's order (spec "Home section rules"). */
+export default function HomePage() {
+  const home = useLoad((signal) => api((client) => client.home.sections(), signal), [])
+  const data = home.data
+  return (
+    <section>
+      <h1>Home</h1>
+      <Status loaded={home} />
+      {data !== undefined && (
+        <>
+          <CardRow title="Recently added" albums={data.recently_added} empty="Nothing added yet: scan a library." />
+          <CardRow title="Last played" albums={data.last_played} empty="Play something and it shows here." />
+          <CardRow title="Most played" albums={data.most_played} />
+          <CardRow title="Rediscover albums" albums={data.rediscover_albums} />
+          <CardRow title="Rediscover artists" artists={data.rediscover_artists} />
+          <CardRow
+            title="You might like: albums"
+            albums={data.you_might_like_albums}
+            empty="Recommendations appear once you have listened a while."
+          />
+          <CardRow
+            title="You might like: artists"
+            artists={data.you_might_like_artists}
+            empty="Recommendations appear once you have listened a while."
+          />
+        </>
+      )}
+    </section>
+  )
+}

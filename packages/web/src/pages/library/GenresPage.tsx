@@ -1,0 +1,7 @@
+export default function GenresPage() {
+  return (
+    <section>
+      <h1>GenresPage</h1>
+    </section>
+  )
+}

@@ -1,0 +1,7 @@
+export default function LikesPage() {
+  return (
+    <section>
+      <h1>LikesPage</h1>
+    </section>
+  )
+}

@@ -1,0 +1,7 @@
+export default function PlaylistsPage() {
+  return (
+    <section>
+      <h1>PlaylistsPage</h1>
+    </section>
+  )
+}

@@ -1,0 +1,7 @@
+export default function SearchPage() {
+  return (
+    <section>
+      <h1>SearchPage</h1>
+    </section>
+  )
+}
