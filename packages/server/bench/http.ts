@@ -1,0 +1,430 @@
+/**
+ * HTTP benchmark (issue 15): every browse, search, home, detail, cover and stream route under wrk at 1 and 16
+ * connections, next to a `/healthz` baseline measured in the same run, on a generated library, against the BUILT
+ * server started as the README does (`tonearm serve`, embedded PostgreSQL, in a child process).
+ *
+ *   pnpm bench:http [-- --tracks 100000] [--seed 1] [--library DIR] [--duration 10] [--warmup 2]
+ *                   [--connections 1,16] [--routes FILE] [--only REGEX] [--fresh] [--json]
+ *
+ * The library is `../shared/tools/gen-library` (TONEARM_GEN_LIBRARY to point elsewhere; Debian's python3-mutagen),
+ * generated once into `<tmp>/tonearm-bench-genlib-<tracks>-<seed>`; the server's data directory (database and
+ * scan) is kept in `<tmp>/tonearm-bench-http-<tracks>-<seed>` and reused by later runs (`--fresh` starts over), so
+ * only the first run pays for the scan. Nothing is installed: without wrk the bench says how to get it and stops.
+ * See packages/server/bench/README.md for how to read the output.
+ */
+import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
+import * as fs from "node:fs"
+import * as net from "node:net"
+import * as os from "node:os"
+import * as path from "node:path"
+import { parseArgs, promisify } from "node:util"
+import { type BenchRoute, DEFAULT_ROUTES, fillPlaceholders, HEALTHZ } from "./httpRoutes.js"
+
+const { values } = parseArgs({
+  // `pnpm bench:http -- --flag` passes the `--` along: drop it, or every flag after it would be positional.
+  args: process.argv.slice(2).filter((arg) => arg !== "--"),
+  options: {
+    tracks: { type: "string", default: "100000" },
+    seed: { type: "string", default: "1" },
+    library: { type: "string" },
+    duration: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    connections: { type: "string", default: "1,16" },
+    routes: { type: "string" },
+    only: { type: "string" },
+    fresh: { type: "boolean", default: false },
+    bin: { type: "string" },
+    json: { type: "boolean", default: false },
+  },
+  allowPositionals: true,
+})
+
+const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`)
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const fail = (message: string): never => {
+  console.error(`bench:http: ${message}`)
+  process.exit(1)
+}
+
+const USERNAME = "bench"
+const PASSWORD = "bench-password-1"
+
+/** wrk is the load generator; the bench installs nothing itself. */
+const checkWrk = () => {
+  const probe = spawnSync("wrk", ["--version"], { encoding: "utf8" })
+  if (probe.error !== undefined) {
+    fail("wrk is not installed. Debian/Ubuntu: sudo apt-get install -y wrk; macOS: brew install wrk")
+  }
+}
+
+const generator = () =>
+  process.env.TONEARM_GEN_LIBRARY ?? path.resolve("..", "shared", "tools", "gen-library", "gen_library.py")
+
+/** The library: given, or the generated one of this size and seed (made on first use, reused after). */
+const libraryDir = (tracks: number): string => {
+  if (values.library !== undefined) return path.resolve(values.library)
+  const dir = path.join(os.tmpdir(), `tonearm-bench-genlib-${tracks}-${values.seed}`)
+  const done = path.join(dir, ".complete")
+  if (fs.existsSync(done)) {
+    log(`library: reusing ${dir}`)
+    return dir
+  }
+  const script = generator()
+  if (!fs.existsSync(script)) fail(`the library generator ${script} is missing (set TONEARM_GEN_LIBRARY)`)
+  const started = performance.now()
+  // Debian's python3 sees python3-mutagen; a pyenv python3 on PATH would not.
+  const python = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3"
+  const run = spawnSync(
+    python,
+    [script, "--out", dir, "--tracks", String(tracks), "--seed", String(values.seed), "--force"],
+    { stdio: ["ignore", "ignore", "inherit"] },
+  )
+  if (run.status !== 0) {
+    fail(`${script} failed (it needs Debian's python3-mutagen: sudo apt-get install -y python3-mutagen)`)
+  }
+  fs.writeFileSync(done, `${tracks}\n`)
+  log(`library: generated ${tracks} tracks in ${((performance.now() - started) / 1000).toFixed(1)} s into ${dir}`)
+  return dir
+}
+
+/** The environment and node flags of the bin's `#!/usr/bin/env -S VAR=value node --flag` line. */
+const shebangOf = (bin: string): { readonly env: Record<string, string>; readonly flags: Array<string> } => {
+  const first = fs.readFileSync(bin, "utf8").split("\n", 1)[0] ?? ""
+  const tokens = first.startsWith("#!") ? first.slice(2).trim().split(/\s+/) : []
+  const node = tokens.indexOf("node")
+  const env: Record<string, string> = {}
+  for (const token of tokens.slice(0, Math.max(0, node))) {
+    const at = token.indexOf("=")
+    if (at > 0) env[token.slice(0, at)] = token.slice(at + 1)
+  }
+  return { env, flags: node < 0 ? [] : tokens.slice(node + 1).filter((flag) => flag.startsWith("--")) }
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo
+      server.close(() => resolve(port))
+    })
+    server.on("error", reject)
+  })
+
+/** A `/proc/<pid>/status` field in MB (VmRSS, VmHWM), or 0 once the process is gone. */
+const statusMb = (pid: number, field: string): number => {
+  try {
+    const match = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))
+    return match === null ? 0 : Math.round(Number(match[1]) / 1024)
+  } catch {
+    return 0
+  }
+}
+
+interface WrkResult {
+  readonly requests: number
+  readonly durationSeconds: number
+  readonly p50Ms: number
+  readonly p90Ms: number
+  readonly p99Ms: number
+  readonly maxMs: number
+  readonly rps: number
+  /** Responses with status ≥ 400 (wrk's "status" errors). */
+  readonly httpErrors: number
+  /** connect + read + write + timeout. */
+  readonly socketErrors: number
+}
+
+const WRK_SCRIPT = `
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("WRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50\\":%d,\\"p90\\":%d,\\"p99\\":%d,\\"max\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d}\\n",
+    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99),
+    latency.max, e.connect, e.read, e.write, e.status, e.timeout))
+end
+`
+
+const execFileAsync = promisify(execFile)
+
+const wrk = async (
+  url: string,
+  connections: number,
+  seconds: number,
+  headers: Record<string, string>,
+  script: string,
+) => {
+  const args = [
+    ...["-t", String(Math.min(2, connections)), "-c", String(connections), "-d", `${seconds}s`],
+    ...["--timeout", "10s", "-s", script],
+    ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
+    url,
+  ]
+  const { stdout: out } = await execFileAsync("wrk", args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
+  const line = out.split("\n").find((candidate) => candidate.startsWith("WRK_JSON "))
+  if (line === undefined) throw new Error(`wrk printed no summary:\n${out}`)
+  const r = JSON.parse(line.slice("WRK_JSON ".length)) as Record<string, number>
+  const durationSeconds = r.duration_us! / 1e6
+  return {
+    requests: r.requests!,
+    durationSeconds,
+    p50Ms: r.p50! / 1000,
+    p90Ms: r.p90! / 1000,
+    p99Ms: r.p99! / 1000,
+    maxMs: r.max! / 1000,
+    rps: r.requests! / durationSeconds,
+    httpErrors: r.status!,
+    socketErrors: r.connect! + r.read! + r.write! + r.timeout!,
+  } satisfies WrkResult
+}
+
+interface ScanStatusJson {
+  readonly state: string
+  readonly finished_at: string | null
+  readonly files_seen: number
+  readonly added: number
+  readonly errors: number
+}
+
+const main = async () => {
+  checkWrk()
+  const tracks = Number(values.tracks)
+  if (!Number.isInteger(tracks) || tracks < 1) fail("--tracks must be a positive integer")
+  const bin = path.resolve(values.bin ?? path.join("packages", "cli", "dist", "bin.js"))
+  if (!fs.existsSync(bin)) fail(`${bin} is missing: run pnpm build first`)
+  const routes: ReadonlyArray<BenchRoute> =
+    values.routes === undefined
+      ? DEFAULT_ROUTES
+      : (JSON.parse(fs.readFileSync(values.routes, "utf8")) as ReadonlyArray<BenchRoute>)
+  const only = values.only === undefined ? undefined : new RegExp(values.only)
+  const selected = routes.filter((route) => only === undefined || only.test(route.name) || only.test(route.path))
+  const levels = values.connections.split(",").map(Number)
+  const seconds = Number(values.duration)
+  const warmup = Number(values.warmup)
+  const library = libraryDir(tracks)
+
+  // Under /tmp, mode 0755: as root the embedded PostgreSQL runs as the 'postgres' OS user, which must reach it.
+  const home = path.join(
+    os.tmpdir(),
+    `tonearm-bench-http-${values.library === undefined ? tracks : "custom"}-${values.seed}`,
+  )
+  if (values.fresh || values.library !== undefined) fs.rmSync(home, { recursive: true, force: true })
+  fs.mkdirSync(home, { recursive: true })
+  fs.chmodSync(home, 0o755)
+  const reused = fs.existsSync(path.join(home, "data", "postgres"))
+
+  const shebang = shebangOf(bin)
+  const env: NodeJS.ProcessEnv = { ...process.env, ...shebang.env, TONEARM_LOG_LEVEL: "warning" }
+  delete env.TONEARM_DATABASE_URL
+  const port = await freePort()
+  const base = `http://127.0.0.1:${port}`
+  const server: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...shebang.flags,
+      bin,
+      "serve",
+      ...["--port", String(port), "--host", "127.0.0.1"],
+      ...["--data-dir", path.join(home, "data"), "--library", library],
+    ],
+    { env, stdio: ["ignore", "inherit", "pipe"] },
+  )
+  // The server's log: passed through, and every ERROR counted (issue 15: client disconnects logged as errors).
+  let errorLines = 0
+  const errorSamples: Array<string> = []
+  let pending = ""
+  server.stderr?.on("data", (chunk: Buffer) => {
+    process.stderr.write(chunk)
+    pending += chunk.toString("utf8")
+    const lines = pending.split("\n")
+    pending = lines.pop() ?? ""
+    for (const line of lines) {
+      if (/level=(ERROR|FATAL)/.test(line)) {
+        errorLines++
+        if (errorSamples.length < 3) errorSamples.push(line.slice(0, 300))
+      }
+    }
+  })
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (server.exitCode !== null || server.signalCode !== null) return resolve()
+      server.once("exit", () => resolve())
+      server.kill("SIGINT")
+      setTimeout(() => server.kill("SIGKILL"), 30_000).unref()
+    })
+  process.once("SIGINT", () => void stop().then(() => process.exit(130)))
+
+  try {
+    const call = async <A = unknown>(method: string, route: string, token?: string, body?: unknown) => {
+      const response = await fetch(`${base}${route}`, {
+        method,
+        headers: {
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      })
+      const text = await response.text()
+      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 200)}`)
+      return (text === "" ? undefined : JSON.parse(text)) as A
+    }
+    for (let attempt = 0; ; attempt++) {
+      if (server.exitCode !== null) throw new Error("the server exited during boot")
+      try {
+        await call("GET", "/healthz")
+        break
+      } catch (error) {
+        if (attempt > 480) throw error
+        await sleep(250)
+      }
+    }
+    const credentials = { username: USERNAME, password: PASSWORD }
+    const { token } = reused
+      ? await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)
+      : await call<{ token: string }>("POST", "/api/auth/register", undefined, credentials)
+
+    // The boot scan (a full one on a new data directory, an incremental one on a reused one).
+    const scanStarted = performance.now()
+    let status: ScanStatusJson
+    for (;;) {
+      status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
+      if (status.state !== "running" && status.finished_at !== null) break
+      await sleep(1000)
+    }
+    log(
+      `scan: ${status.files_seen} files, ${status.added} added, ${status.errors} errors, waited ${((performance.now() - scanStarted) / 1000).toFixed(1)} s${reused ? " (reused data directory)" : ""}`,
+    )
+
+    // Placeholders: an album with a cover, its artist and first track, the most common genre.
+    const genres = await call<Array<{ genre: string; track_count: number }>>("GET", "/api/library/genres", token)
+    const genre =
+      genres.find((row) => row.genre === "Rock")?.genre ??
+      [...genres].sort((a, b) => b.track_count - a.track_count)[0]?.genre ??
+      "Rock"
+    const albums = await call<{ items: Array<{ id: string; artist_id: string; cover_url: string | null }> }>(
+      "GET",
+      "/api/library/albums?limit=50&sort=title",
+      token,
+    )
+    const album = albums.items.find((item) => item.cover_url !== null) ?? albums.items[0]
+    if (album === undefined) throw new Error("the library has no albums")
+    const detail = await call<{ tracks: Array<{ id: string }> }>("GET", `/api/albums/${album.id}`, token)
+    const placeholders: Record<string, string> = {
+      albumId: album.id,
+      artistId: album.artist_id,
+      trackId: detail.tracks[0]?.id ?? "",
+      genre: encodeURIComponent(genre),
+      username: USERNAME,
+      password: PASSWORD,
+      token,
+    }
+
+    const script = path.join(home, "report.lua")
+    fs.writeFileSync(script, WRK_SCRIPT)
+    const pid = server.pid!
+    const idleRssMb = statusMb(pid, "VmRSS")
+    log(`server pid ${pid}, ${idleRssMb} MB RSS before the load; wrk ${seconds} s per route after ${warmup} s warm-up`)
+
+    interface Row extends WrkResult {
+      readonly route: string
+      readonly path: string
+      readonly connections: number
+      readonly status: number
+      readonly rssMb: number
+      readonly errorLogLines: number
+    }
+    const rows: Array<Row> = []
+    for (const route of [HEALTHZ, ...selected]) {
+      const routePath = fillPlaceholders(route.path, placeholders)
+      const headers: Record<string, string> = {}
+      if (route.auth !== "none") headers.Authorization = `Bearer ${token}`
+      for (const [name, value] of Object.entries(route.headers ?? {}))
+        headers[name] = fillPlaceholders(value, placeholders)
+      // One request first: a route that does not answer 2xx is reported, not measured as if it were fast.
+      const check = await fetch(`${base}${routePath}`, { headers })
+      await check.arrayBuffer()
+      for (const connections of levels) {
+        if (warmup > 0) await wrk(`${base}${routePath}`, connections, warmup, headers, script)
+        const errorsBefore = errorLines
+        let rssMb = statusMb(pid, "VmRSS")
+        const sampler = setInterval(() => {
+          rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
+        }, 250)
+        const result = await wrk(`${base}${routePath}`, connections, seconds, headers, script)
+        clearInterval(sampler)
+        rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
+        rows.push({
+          ...result,
+          route: route.name,
+          path: routePath,
+          connections,
+          status: check.status,
+          rssMb,
+          errorLogLines: errorLines - errorsBefore,
+        })
+        log(
+          `  ${route.name.padEnd(16)} c=${String(connections).padEnd(3)} p50 ${result.p50Ms.toFixed(2).padStart(8)} ms  p99 ${result.p99Ms.toFixed(2).padStart(8)} ms  ${result.rps.toFixed(0).padStart(6)} req/s  errors ${result.httpErrors}+${result.socketErrors}${check.status >= 300 ? `  (check answered ${check.status})` : ""}`,
+        )
+      }
+    }
+
+    // The table: each route's figures in ms and as a ratio to /healthz at the same connection count.
+    const healthz = new Map(rows.filter((row) => row.route === HEALTHZ.name).map((row) => [row.connections, row]))
+    const ratio = (value: number, of: number | undefined) =>
+      of === undefined || of === 0 ? "-" : `${(value / of).toFixed(1)}×`
+    log("")
+    log(
+      `${status.files_seen} tracks. ms (× /healthz at the same connections, same run); errors = HTTP ≥400 + socket errors; RSS = the server's peak during the route`,
+    )
+    const columns = levels.flatMap((c) => [`c=${c} p50`, `c=${c} p99`, `c=${c} req/s`])
+    log(`| route | ${columns.join(" | ")} | errors | RSS MB |`)
+    log(`|---|${columns.map(() => "---|").join("")}---|---|`)
+    for (const route of [HEALTHZ, ...selected]) {
+      const mine = rows.filter((row) => row.route === route.name)
+      const cells = levels.flatMap((connections) => {
+        const row = mine.find((candidate) => candidate.connections === connections)
+        if (row === undefined) return ["", "", ""]
+        const base = healthz.get(connections)
+        return [
+          `${row.p50Ms.toFixed(2)} (${ratio(row.p50Ms, base?.p50Ms)})`,
+          `${row.p99Ms.toFixed(2)} (${ratio(row.p99Ms, base?.p99Ms)})`,
+          row.rps.toFixed(0),
+        ]
+      })
+      const errors = mine.reduce((sum, row) => sum + row.httpErrors + row.socketErrors, 0)
+      const rss = Math.max(0, ...mine.map((row) => row.rssMb))
+      log(`| ${route.name} | ${cells.join(" | ")} | ${errors} | ${rss} |`)
+    }
+    const peakRssMb = statusMb(pid, "VmHWM")
+    log(`server RSS: ${idleRssMb} MB before the load, ${statusMb(pid, "VmRSS")} MB after, ${peakRssMb} MB peak (VmHWM)`)
+    log(
+      errorLines === 0
+        ? "server log: no ERROR line during the run"
+        : `server log: ${errorLines} ERROR lines during the run, e.g.\n  ${errorSamples.join("\n  ")}`,
+    )
+    if (values.json) {
+      console.log(
+        JSON.stringify({
+          tracks: status.files_seen,
+          library,
+          duration: seconds,
+          warmup,
+          server: { idleRssMb, peakRssMb, errorLogLines: errorLines },
+          results: rows.map(({ route, path: routePath, connections, status: checkStatus, ...figures }) => ({
+            route,
+            path: routePath,
+            connections,
+            checkStatus,
+            ...figures,
+            p99VsHealthz:
+              (healthz.get(connections)?.p99Ms ?? 0) === 0 ? null : figures.p99Ms / healthz.get(connections)!.p99Ms,
+          })),
+        }),
+      )
+    }
+  } finally {
+    await stop()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
