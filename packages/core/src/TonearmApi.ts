@@ -1,11 +1,20 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
+import {
+  AdminDiagnosticsApi,
+  AdminPlaybackErrorsApi,
+  DiagnosticsApi,
+  PlaybackErrorsApi,
+} from "./diagnostics/DiagnosticsApi.js"
+import { ClientDistributionApi } from "./distribution/DistributionApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
+import { CoverRefetchApi, TagSourcesApi } from "./enrichment/EnrichmentApi.js"
 import { EventsApi } from "./events/events.js"
 import { HomeApi } from "./home/HomeApi.js"
 import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
+import { ModerationApi, QuarantineApi } from "./moderation/ModerationApi.js"
 import { RebuildsApi } from "./recommendations/RebuildsApi.js"
 import {
   DiscoverApi,
@@ -15,7 +24,9 @@ import {
   TrendsApi,
   TuningApi,
 } from "./recommendations/RecommendationsApi.js"
+import { AdminRequestsApi, ManagerApi, RequestsApi } from "./requests/RequestsApi.js"
 import { TrustedProxiesApi } from "./settings/TrustedProxiesApi.js"
+import { SubsonicCredentialsApi } from "./subsonic/SubsonicApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SyncApi } from "./sync/SyncApi.js"
 import { SystemApi } from "./system/SystemApi.js"
@@ -50,6 +61,19 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(TuningApi)
   .add(TrendsApi)
   .add(RebuildsApi)
+  .add(TagSourcesApi)
+  .add(CoverRefetchApi)
+  .add(RequestsApi)
+  .add(AdminRequestsApi)
+  .add(ManagerApi)
+  .add(QuarantineApi)
+  .add(ModerationApi)
+  .add(PlaybackErrorsApi)
+  .add(AdminPlaybackErrorsApi)
+  .add(DiagnosticsApi)
+  .add(AdminDiagnosticsApi)
+  .add(ClientDistributionApi)
+  .add(SubsonicCredentialsApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -18,6 +18,17 @@ import {
 import { ChangeLog } from "./changes/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
+import {
+  AdminDiagnosticsHttpLive,
+  AdminPlaybackErrorsHttpLive,
+  DiagnosticsHttpLive,
+  DiagnosticsRetentionLive,
+  DiagnosticsService,
+  PlaybackErrorsHttpLive,
+  PlaybackErrorsService,
+} from "./diagnostics/index.js"
+import { ClientDistributionHttpLive, ClientDistributionService } from "./distribution/index.js"
+import { CoverRefetchHttpLive, CoverSourcesHttpLive, EnrichmentService, TagSourcesHttpLive } from "./enrichment/index.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
@@ -27,7 +38,6 @@ import { WebAppLive } from "./http/webApp.js"
 import {
   BootScanLive,
   CoverService,
-  CoverSourcesHttpLive,
   CoversHttpLive,
   LibraryHttpLive,
   LibraryService,
@@ -38,9 +48,12 @@ import {
   Scanner,
   ScanService,
   TrackFiles,
+  TrackRemoval,
 } from "./library/index.js"
 import { LikesHttpLive, LikesService, PlaysHttpLive, PlaysService } from "./listening/index.js"
+import { AcquisitionManager, ModerationHttpLive, QuarantineHttpLive, QuarantineService } from "./moderation/index.js"
 import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
+import { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive, RequestsService } from "./requests/index.js"
 import {
   AccountLifecycleLive,
   DiscoverHttpLive,
@@ -56,7 +69,7 @@ import {
   RecommendationsHttpLive,
   RecommendationsService,
   SimilarArtistsService,
-  SuggestionSources,
+  SuggestionSourcesLive,
   SystemPlaylistsHttpLive,
   SystemPlaylistsService,
   TrendsHttpLive,
@@ -73,6 +86,14 @@ import {
   StreamSecretLive,
   StreamService,
 } from "./streaming/index.js"
+import {
+  SUBSONIC_ROUTES,
+  SubsonicCredentialsHttpLive,
+  SubsonicCredentialsService,
+  SubsonicHttpLive,
+  SubsonicKeyLive,
+  SubsonicService,
+} from "./subsonic/index.js"
 import { SyncHttpLive, SyncService } from "./sync/index.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 
@@ -93,6 +114,19 @@ const FoundationServicesLive = Layer.mergeAll(
   ChangeLog.Default,
 )
 
+/** Quarantine: the filter every track surface above applies, and the admin's verdicts (library removal, manager). */
+const ModerationServicesLive = QuarantineService.Default.pipe(
+  Layer.provide(TrackRemoval.Default),
+  Layer.provide(AcquisitionManager.fromConfig),
+)
+
+/** Playback errors, device diagnostics and the installer: nothing else depends on them. */
+const DiagnosticsServicesLive = Layer.mergeAll(
+  PlaybackErrorsService.Default,
+  DiagnosticsService.Default,
+  ClientDistributionService.Default,
+)
+
 /** Listening data, built on the library, the change log and the event bus. */
 const ListeningServicesLive = Layer.mergeAll(LikesService.Default, PlaylistsService.Default, PlaylistCover.Default)
 
@@ -111,7 +145,13 @@ const DiscoverServicesLive = Layer.mergeAll(
   DiscoverService.Default,
   RadioService.Default,
   SimilarArtistsService.Default,
-).pipe(Layer.provideMerge(SuggestionSources.inLibrary))
+).pipe(Layer.provideMerge(SuggestionSourcesLive))
+
+/** The Subsonic API over the same services as the JSON API (the discover layer is shared, not built twice). */
+const SubsonicServicesLive = Layer.mergeAll(SubsonicService.Default, SubsonicCredentialsService.Default).pipe(
+  Layer.provide(SubsonicKeyLive),
+  Layer.provide(DiscoverServicesLive),
+)
 
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
@@ -121,10 +161,15 @@ export const ServicesLive = Layer.mergeAll(
   RebuildScheduler.Default,
   RebuildRunsService.Default,
   DiscoverServicesLive,
+  DiagnosticsServicesLive,
+  SubsonicServicesLive,
 ).pipe(
   Layer.provideMerge(RecommendationServicesLive),
   Layer.provideMerge(PlaysService.Default),
   Layer.provideMerge(ListeningServicesLive),
+  Layer.provideMerge(ModerationServicesLive),
+  // Requests and the manager's reconciler; providers and enrichment runs (background drains), over the library.
+  Layer.provideMerge(Layer.mergeAll(RequestsService.Default, EnrichmentService.Default)),
   // Registration and timezone changes (re)schedule the user's 03:00 rebuild through the accounts port.
   Layer.provideMerge(FoundationServicesLive.pipe(Layer.provide(AccountLifecycleLive))),
   Layer.provide(Mailer.layer),
@@ -161,21 +206,36 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     RadioHttpLive,
     TuningHttpLive,
     TrendsHttpLive,
+    TagSourcesHttpLive,
+    CoverRefetchHttpLive,
+    RequestsHttpLive,
+    AdminRequestsHttpLive,
+    ManagerHttpLive,
+    SubsonicCredentialsHttpLive,
+    QuarantineHttpLive,
+    ModerationHttpLive,
+    PlaybackErrorsHttpLive,
+    AdminPlaybackErrorsHttpLive,
+    DiagnosticsHttpLive,
+    AdminDiagnosticsHttpLive,
+    ClientDistributionHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),
 )
 
-/** The contract plus what rides next to it: the error envelope, /openapi.json, /docs and the account pages. */
+/** The contract plus what rides next to it: the error envelope, /openapi.json, /docs, the account pages, the web app. */
 export const HttpAppLive = Layer.mergeAll(
   makeErrorEnvelopeLive([
     { method: "GET", path: "/openapi.json" },
     { method: "GET", path: "/docs" },
     ...PASSWORD_PAGE_ROUTES,
+    ...SUBSONIC_ROUTES,
   ]),
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   lazySwaggerLayer({ path: "/docs" }),
   PasswordPagesLive,
+  SubsonicHttpLive,
   WebAppLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
@@ -205,6 +265,7 @@ export const ServerLive = Layer.mergeAll(
   BootScanLive,
   LibraryWatcherLive,
   RebuildSchedulerLive,
+  DiagnosticsRetentionLive,
 ).pipe(
   // The app is built before the socket listens, so no early request meets a server without a handler.
   Layer.provide(HttpAppLive),

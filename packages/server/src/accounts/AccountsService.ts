@@ -20,6 +20,7 @@ import {
   RegistrationClosed,
   ResetLink,
   type SessionId,
+  type SessionUser,
   TimezoneUpdated,
   Unauthenticated,
   type UpdateProfileRequest,
@@ -40,6 +41,7 @@ import { SessionsService } from "./SessionsService.js"
 import { type UserRecord, UserRepository } from "./UserRepository.js"
 
 const loginUser = (user: UserRecord) => new LoginUser({ id: user.id, username: user.username, is_admin: user.is_admin })
+const sessionUser = (user: UserRecord): SessionUser => ({ id: user.id, username: user.username, isAdmin: user.is_admin })
 const profile = (user: UserRecord) =>
   new Profile({
     id: user.id,
@@ -136,6 +138,33 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       const { token } = yield* sessions.issue(user.value.id, client)
       return { user: loginUser(user.value), token }
     })
+
+    /**
+     * The account password check without a session (Subsonic `u`+`p`): the login's throttle and timing, the
+     * caller's identity on success.
+     */
+    const checkPassword = Effect.fn("AccountsService.checkPassword")(function* (
+      username: string,
+      password: string,
+      clientAddress: string,
+    ) {
+      yield* throttle.check(username, clientAddress)
+      const user = yield* users.findByUsername(username.trim())
+      const matches = yield* verifyPassword(
+        password,
+        Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
+      )
+      if (Option.isNone(user) || !matches) {
+        yield* throttle.recordFailure(username, clientAddress)
+        return yield* new InvalidCredentials({ message: "wrong username or password" })
+      }
+      yield* throttle.recordSuccess(username, clientAddress)
+      return sessionUser(user.value)
+    })
+
+    /** Who a name or an id is, as an authenticated caller (Subsonic token and API-key auth); None if no such user. */
+    const userByName = (username: string) => Effect.map(users.findByUsername(username.trim()), Option.map(sessionUser))
+    const userById = (id: UserId) => Effect.map(users.findById(id), Option.map(sessionUser))
 
     /** Always succeeds for the caller (no account enumeration); delivery happens in the background. */
     const forgotPassword = Effect.fn("AccountsService.forgotPassword")(function* (usernameOrEmail: string) {
@@ -321,6 +350,9 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       register,
       createUser,
       login,
+      checkPassword,
+      userByName,
+      userById,
       forgotPassword,
       resetLink,
       resetLinkFor,

@@ -2,6 +2,7 @@ export { AccountLifecycle, type AccountLifecycleHooks } from "./AccountLifecycle
 export { AdminUsersHttpLive, AuthHttpLive, MeHttpLive } from "./AccountsHttp.js"
 export { AccountsService } from "./AccountsService.js"
 export { AuthenticationMiddlewareLive, RequestAuthenticator } from "./AuthenticationLive.js"
+export { LoginThrottle } from "./LoginThrottle.js"
 export { Mailer, type MailMessage } from "./Mailer.js"
 export { PASSWORD_PAGE_ROUTES, PasswordPagesLive } from "./passwordPages.js"
 export { SessionsService } from "./SessionsService.js"

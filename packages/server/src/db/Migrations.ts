@@ -6,6 +6,9 @@ import m0003 from "./migrations/0003_listening.js"
 import m0004 from "./migrations/0004_recommendations.js"
 import m0005 from "./migrations/0005_rebuild_schedule.js"
 import m0006 from "./migrations/0006_missing_tracks.js"
+import m0007 from "./migrations/0007_subsonic.js"
+import m0008 from "./migrations/0008_moderation_diagnostics.js"
+import m0009 from "./migrations/0009_enrichment_requests.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -15,6 +18,9 @@ export const migrations = {
   "0004_recommendations": m0004,
   "0005_rebuild_schedule": m0005,
   "0006_missing_tracks": m0006,
+  "0007_subsonic": m0007,
+  "0008_moderation_diagnostics": m0008,
+  "0009_enrichment_requests": m0009,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

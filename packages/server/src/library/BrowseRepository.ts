@@ -51,10 +51,14 @@ const TRACK_COLUMNS = `t.id, t.title, t.album_id, al.title AS album_title, t.art
   t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at`
 const ARTIST_COLUMNS = "ar.id, ar.name, ar.sort_name, ar.mbid, ar.album_count, ar.track_count, ar.art_source"
 
+/** The contract's album sorts, plus newest year first (Subsonic `byYear` with fromYear > toYear). */
+export type BrowseSort = AlbumSort | "year_desc"
+
 /** Sorted on accent-free lower-case keys in code-point order: "Über" files under U, the same on every server. */
-const ORDER: Record<AlbumSort, string> = {
+const ORDER: Record<BrowseSort, string> = {
   title: `a.search_key COLLATE "C", a.title COLLATE "C", a.id`,
   year: `a.year, a.search_key COLLATE "C", a.id`,
+  year_desc: `a.year DESC, a.search_key COLLATE "C", a.id`,
   added: "a.added_at DESC, a.id",
   artist: `ar.sort_key COLLATE "C", a.year, a.search_key COLLATE "C", a.id`,
 }
@@ -103,7 +107,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       return sql.and(clauses)
     }
 
-    const albumPage = (filter: AlbumFilter, sort: AlbumSort, offset: number, limit: number) =>
+    const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
       Effect.gen(function* () {
         const where = albumWhere(filter)
         const [items, total] = yield* Effect.all(
@@ -197,8 +201,16 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       }).pipe(orInternal("BrowseRepository.search"))
 
     /** A seeded shuffle: the same seed gives the same order, so tests can pin it. */
-    const shuffle = (seed: string, limit: number) =>
-      sql`SELECT ${trackColumns} FROM ${trackFrom} ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
+    /** Quarantine (moderation's table, read here only to filter): the tracks a listener flagged stay out. */
+    const notFlaggedBy = (userId: string | undefined) =>
+      userId === undefined
+        ? sql`TRUE`
+        : sql`NOT EXISTS (SELECT 1 FROM quarantine q
+                          WHERE q.track_id = t.id AND q.user_id = ${userId} AND q.resolved_at IS NULL)`
+
+    const shuffle = (seed: string, limit: number, userId?: string) =>
+      sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE ${notFlaggedBy(userId)}
+          ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeRows(TrackRecord)),
         orInternal("BrowseRepository.shuffle"),
       )
@@ -265,7 +277,64 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
             orInternal("BrowseRepository.artistsByIds"),
           )
 
+    /** Genre index with album counts (Subsonic getGenres): the same track_genres rows as `genres`. */
+    const genreCounts = sql<{ genre: string; track_count: number; album_count: number }>`
+      SELECT g.genre, count(*)::int AS track_count, count(DISTINCT t.album_id)::int AS album_count
+      FROM track_genres g JOIN tracks t ON t.id = g.track_id GROUP BY g.genre
+      ORDER BY lower(g.genre) COLLATE "C", g.genre COLLATE "C"`.pipe(orInternal("BrowseRepository.genreCounts"))
+
+    /** Every artist, in index order. */
+    const allArtists = sql`SELECT ${artistColumns} FROM artists ar ORDER BY ar.sort_key COLLATE "C", ar.id`.pipe(
+      Effect.flatMap(decodeRows(ArtistRecord)),
+      orInternal("BrowseRepository.allArtists"),
+    )
+
+    /** A seeded random page of albums. */
+    const randomAlbums = (seed: string, limit: number) =>
+      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          ORDER BY md5(a.id::text || ${seed}) LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(AlbumRecord)),
+        orInternal("BrowseRepository.randomAlbums"),
+      )
+
+    /** A seeded shuffle within a genre (the genre rule's index) and an album-year range (undated never match). */
+    const shuffleWhere = (seed: string, limit: number, filter: AlbumFilter) => {
+      const clauses = [sql`TRUE`]
+      if (filter.genre !== undefined) {
+        clauses.push(sql`t.id IN (SELECT g.track_id FROM track_genres g WHERE g.genre = ${filter.genre})`)
+      }
+      if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`al.year > 0`)
+      if (filter.yearFrom !== undefined) clauses.push(sql`al.year >= ${filter.yearFrom}`)
+      if (filter.yearTo !== undefined) clauses.push(sql`al.year <= ${filter.yearTo}`)
+      return sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE ${sql.and(clauses)}
+                 ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(TrackRecord)),
+        orInternal("BrowseRepository.shuffleWhere"),
+      )
+    }
+
+    /** Tracks of one genre (the genre rule's index), in title order. */
+    const tracksByGenre = (genre: string, offset: number, limit: number) =>
+      sql`SELECT ${trackColumns} FROM ${trackFrom} JOIN track_genres g ON g.track_id = t.id
+          WHERE g.genre = ${genre} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(TrackRecord)),
+        orInternal("BrowseRepository.tracksByGenre"),
+      )
+
+    /** Every track, a page at a time (a Subsonic app's full-library sync is an empty search). */
+    const trackPage = (offset: number, limit: number) =>
+      sql`SELECT ${trackColumns} FROM ${trackFrom} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`.pipe(
+        Effect.flatMap(decodeRows(TrackRecord)),
+        orInternal("BrowseRepository.trackPage"),
+      )
+
     return {
+      genreCounts,
+      allArtists,
+      randomAlbums,
+      shuffleWhere,
+      tracksByGenre,
+      trackPage,
       catalogTracks,
       trackFile,
       albumCover,

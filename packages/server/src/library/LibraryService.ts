@@ -18,6 +18,7 @@ import {
   GenreRow,
   HOME_RECENTLY_ADDED,
   InvertedYearRange,
+  isValidArtSource,
   LOCAL_COVER_PROVIDERS,
   NotFound,
   SEARCH_DEFAULT,
@@ -28,6 +29,7 @@ import {
   ShuffleResult,
   searchKeyOf,
   Track,
+  type UserId,
   YearRow,
 } from "@tonearm/core"
 import { Effect, Option, Random } from "effect"
@@ -116,17 +118,24 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       })
     })
 
-    /** Random tracks; the seed comes from Effect's Random so a test can fix it. */
-    const shuffle = Effect.fn("LibraryService.shuffle")(function* (limit: number | undefined) {
+    /**
+     * Random tracks; the seed comes from Effect's Random so a test can fix it. For a listener, the tracks
+     * they flagged (quarantine) stay out.
+     */
+    const shuffle = Effect.fn("LibraryService.shuffle")(function* (limit: number | undefined, user?: UserId) {
       const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))
-      const tracks = yield* browse.shuffle(seed, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX))
+      const tracks = yield* browse.shuffle(seed, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX), user)
       return new ShuffleResult({ tracks: tracks.map(toTrack) })
     })
 
     const recentlyAdded = Effect.map(browse.recentlyAdded(HOME_RECENTLY_ADDED), (rows) => rows.map(toAlbumRef))
 
-    /** The cover providers with what each covers, and the coverage roll-up over every valid source. */
-    const coverSources = Effect.gen(function* () {
+    /**
+     * The cover providers with what each covers, and the coverage roll-up: an album is covered when its source
+     * is any valid source of the registry, every external provider included. `externalEnabled` are the
+     * external providers an admin switched on.
+     */
+    const coverSources = Effect.fn("LibraryService.coverSources")(function* (externalEnabled: ReadonlySet<string>) {
       const counts = yield* browse.coverCounts
       const bySource: Record<string, number> = {}
       let albums = 0
@@ -134,14 +143,13 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         albums += row.albums
         if (row.source !== null) bySource[row.source] = row.albums
       }
-      const covered = Object.values(bySource).reduce((sum, n) => sum + n, 0)
+      const covered = Object.entries(bySource).reduce((sum, [source, n]) => sum + (isValidArtSource(source) ? n : 0), 0)
       const known = [...LOCAL_COVER_PROVIDERS, ...EXTERNAL_COVER_PROVIDERS] as ReadonlyArray<string>
       const providers = [...known, ...Object.keys(bySource).filter((id) => !known.includes(id))].map(
         (id) =>
           new CoverProvider({
             id,
-            // External providers arrive with enrichment; until then they cover nothing on their own.
-            enabled: (LOCAL_COVER_PROVIDERS as ReadonlyArray<string>).includes(id),
+            enabled: (LOCAL_COVER_PROVIDERS as ReadonlyArray<string>).includes(id) || externalEnabled.has(id),
             covered_albums: bySource[id] ?? 0,
           }),
       )
@@ -167,7 +175,67 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     const artistsByIds = (ids: ReadonlyArray<string>) =>
       Effect.map(browse.artistsByIds(ids), (rows) => inOrder(ids, rows, toArtist))
 
+    /** Genres with track and album counts (the Subsonic getGenres index): the genre rule's one index. */
+    const genreCounts = browse.genreCounts
+    const allArtists = Effect.map(browse.allArtists, (rows) => rows.map(toArtist))
+
+    const randomAlbums = Effect.fn("LibraryService.randomAlbums")(function* (limit: number) {
+      const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))
+      return (yield* browse.randomAlbums(seed, clampLimit(limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX))).map(toAlbumRef)
+    })
+
+    /**
+     * Albums of a year range in the Subsonic sense: `from` after `to` lists the range newest first instead of
+     * being refused. Undated albums match no range (the library rule).
+     */
+    const albumsBetweenYears = Effect.fn("LibraryService.albumsBetweenYears")(function* (
+      from: number,
+      to: number,
+      offset: number,
+      limit: number,
+    ) {
+      const page = yield* browse.albumPage(
+        { yearFrom: Math.min(from, to), yearTo: Math.max(from, to) },
+        from > to ? "year_desc" : "year",
+        offset,
+        clampLimit(limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX),
+      )
+      return page.items.map(toAlbumRef)
+    })
+
+    /** Random tracks, optionally within one genre (the genre rule) and an album-year range. */
+    const randomTracks = Effect.fn("LibraryService.randomTracks")(function* (
+      filter: { readonly genre?: string | undefined; readonly yearFrom?: number | undefined; readonly yearTo?: number | undefined },
+      limit: number,
+    ) {
+      const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))
+      const genre = filter.genre?.trim() === "" ? undefined : filter.genre?.trim()
+      const rows = yield* browse.shuffleWhere(seed, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX), {
+        genre,
+        yearFrom: filter.yearFrom,
+        yearTo: filter.yearTo,
+      })
+      return rows.map(toTrack)
+    })
+
+    /** Tracks of one genre (the genre rule), paged. */
+    const tracksByGenre = (genre: string, offset: number, limit: number) =>
+      Effect.map(browse.tracksByGenre(genre.trim(), offset, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX)), (rows) =>
+        rows.map(toTrack),
+      )
+
+    /** Every track, paged in title order. */
+    const trackPage = (offset: number, limit: number) =>
+      Effect.map(browse.trackPage(offset, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX)), (rows) => rows.map(toTrack))
+
     return {
+      genreCounts,
+      allArtists,
+      randomAlbums,
+      albumsBetweenYears,
+      randomTracks,
+      tracksByGenre,
+      trackPage,
       genres,
       years,
       albums,

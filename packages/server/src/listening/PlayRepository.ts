@@ -180,6 +180,23 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
           duration_played_ms = ${end.durationPlayedMs}, skipped = ${end.skipped}, completion = ${end.completion}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("PlayRepository.finish"))
 
+    /** The user's latest play of this track still open (started, no end reported yet). */
+    const openPlayOf = (userId: UserId, trackId: TrackId) =>
+      sql`SELECT * FROM play_events WHERE user_id = ${userId} AND track_id = ${trackId}
+          AND ended_at IS NULL AND duration_played_ms IS NULL ORDER BY started_at DESC LIMIT 1`.pipe(
+        Effect.flatMap(decodeFirst(PlayRecord)),
+        orInternal("PlayRepository.openPlayOf"),
+      )
+
+    /** Every user's open plays started since `since`, newest first, with the listener's name (now playing). */
+    const openPlaysSince = (since: Date) =>
+      sql<{ user_id: string; username: string; track_id: string; client_id: string; started_at: Date }>`
+        SELECT p.user_id, u.username, p.track_id, p.client_id, p.started_at
+        FROM play_events p JOIN users u ON u.id = p.user_id JOIN tracks t ON t.id = p.track_id
+        WHERE p.ended_at IS NULL AND p.started_at >= ${since} ORDER BY p.started_at DESC LIMIT 100`.pipe(
+        orInternal("PlayRepository.openPlaysSince"),
+      )
+
     /** Newest first, keyset-paged on (started_at, id). */
     const history = (userId: UserId, before: { startedAt: Date; id: string } | null, limit: number) =>
       (before === null
@@ -294,6 +311,8 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
       finish,
       history,
       topTracks,
+      openPlayOf,
+      openPlaysSince,
       mostPlayedAlbums,
       lastPlayedAlbums,
       albumStats,

@@ -27,6 +27,7 @@ import { AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { LibraryService } from "../library/index.js"
+import { QuarantineService } from "../moderation/index.js"
 import { PlaylistsService } from "../playlists/index.js"
 import { PlayRepository } from "./PlayRepository.js"
 
@@ -57,6 +58,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const library = yield* LibraryService
     const accounts = yield* AccountsService
     const playlists = yield* PlaylistsService
+    const quarantine = yield* QuarantineService
     const sql = yield* SqlClient.SqlClient
 
     const trackFacts = (trackId: PlayStarted["track_id"]) =>
@@ -191,9 +193,32 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const topTracks = Effect.fn("PlaysService.topTracks")(function* (userId: UserId, artistId: ArtistId) {
       const found = yield* library.artistsByIds([artistId])
       if (found.length === 0) return yield* new NotFound({ message: "no such artist" })
-      return new TopTracks({
-        tracks: yield* library.tracksByIds(yield* plays.topTracks(userId, artistId, TOP_TRACKS_LIMIT)),
-      })
+      const tracks = yield* library.tracksByIds(yield* plays.topTracks(userId, artistId, TOP_TRACKS_LIMIT))
+      return new TopTracks({ tracks: yield* quarantine.withoutFlagged(userId, tracks, (track) => track.id) })
+    })
+
+    /**
+     * A Subsonic `scrobble` with submission=true: a completed play. It completes the user's open play of the
+     * same track when there is one (the app reported it playing first), else records a complete past play at
+     * `at` (the play_offline rules: the time clamped, the duration the whole track).
+     */
+    const completed = Effect.fn("PlaysService.completed")(function* (
+      userId: UserId,
+      event: Omit<PlayOffline, "type" | "duration_played_ms">,
+    ) {
+      const open = yield* plays.openPlayOf(userId, event.track_id)
+      if (Option.isSome(open)) {
+        return yield* ended(userId, open.value.id, open.value.track_duration_ms, false)
+      }
+      const facts = yield* trackFacts(event.track_id)
+      yield* offline(userId, { ...event, type: "play_offline", duration_played_ms: facts.duration_ms })
+    })
+
+    /** Open plays of every user started in the last `minutes` (what Subsonic's getNowPlaying lists). */
+    const nowPlaying = Effect.fn("PlaysService.nowPlaying")(function* (minutes: number) {
+      const now = yield* currentDate
+      const rows = yield* plays.openPlaysSince(new Date(now.getTime() - minutes * 60_000))
+      return rows.map((row) => ({ ...row, minutesAgo: Math.floor((now.getTime() - row.started_at.getTime()) / 60_000) }))
     })
 
     /** Each play's source, pick kind and outcome since `since`: what recommendation metrics roll up. */
@@ -207,6 +232,8 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
 
     return {
       report,
+      completed,
+      nowPlaying,
       history,
       topTracks,
       outcomesSince,

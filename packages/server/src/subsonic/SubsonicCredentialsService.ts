@@ -1,0 +1,170 @@
+import { createHash, randomBytes } from "node:crypto"
+import {
+  type ApiKeyId,
+  ApiKeyRow,
+  CreatedApiKey,
+  decodeSubsonicPassword,
+  missingParameter,
+  NotFound,
+  SubsonicErrorCode,
+  SubsonicFailure,
+  SubsonicPassword,
+  subsonicTokenMatches,
+  type UserId,
+} from "@tonearm/core"
+import { Data, Effect, Option } from "effect"
+import { AccountsService, LoginThrottle } from "../accounts/index.js"
+import { currentDate } from "../clock.js"
+import type { SubsonicParams } from "./params.js"
+import { SubsonicCredentialsRepository } from "./SubsonicCredentialsRepository.js"
+import { SubsonicKey } from "./SubsonicKey.js"
+
+/** A failed Subsonic sign-in, or one refused by the login throttle (answered 429 with Retry-After). */
+export class SubsonicThrottled extends Data.TaggedError("SubsonicThrottled")<{ readonly retryAfterSeconds: number }> {}
+
+const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest()
+
+/** API keys are used on every request: their last_used_at is written at most once a minute. */
+const TOUCH_EVERY_MS = 60_000
+
+const wrong = () => new SubsonicFailure({ code: SubsonicErrorCode.wrongCredentials, message: "Wrong username or password" })
+
+/**
+ * Credentials of Subsonic apps (contract "Subsonic compatibility"): the app password for token auth, stored
+ * encrypted; API keys, stored hashed; and the sign-in of each request, failures throttled like logins.
+ */
+export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentialsService>()(
+  "@tonearm/server/SubsonicCredentialsService",
+  {
+    effect: Effect.gen(function* () {
+      const store = yield* SubsonicCredentialsRepository
+      const key = yield* SubsonicKey
+      const accounts = yield* AccountsService
+      const throttle = yield* LoginThrottle
+
+      const createPassword = Effect.fn("SubsonicCredentialsService.createPassword")(function* (userId: UserId) {
+        const password = randomBytes(18).toString("base64url")
+        yield* store.savePassword(userId, key.encrypt(password), yield* currentDate)
+        return new SubsonicPassword({ password })
+      })
+
+      const createApiKey = Effect.fn("SubsonicCredentialsService.createApiKey")(function* (userId: UserId, name: string) {
+        const secret = randomBytes(32).toString("base64url")
+        const row = yield* store.insertKey(userId, name, sha256(secret), yield* currentDate)
+        return new CreatedApiKey({ id: row.id, name: row.name, key: secret, created_at: row.created_at })
+      })
+
+      const listApiKeys = Effect.fn("SubsonicCredentialsService.listApiKeys")(function* (userId: UserId) {
+        return (yield* store.keysOf(userId)).map((row) => new ApiKeyRow(row))
+      })
+
+      /** Another user's key is "not found", like any id the caller does not own. */
+      const revokeApiKey = Effect.fn("SubsonicCredentialsService.revokeApiKey")(function* (
+        userId: UserId,
+        id: ApiKeyId,
+      ) {
+        if (!(yield* store.deleteKey(userId, id))) return yield* new NotFound({ message: "no such API key" })
+      })
+
+      /** The throttle's verdict first, so a blocked name or address never gets to try. */
+      const throttled = (username: string, clientAddress: string) =>
+        throttle
+          .check(username, clientAddress)
+          .pipe(
+            Effect.catchTag("RateLimited", (error) =>
+              Effect.fail(new SubsonicThrottled({ retryAfterSeconds: error.retry_after_seconds ?? 60 })),
+            ),
+          )
+
+      const byApiKey = (apiKey: string, clientAddress: string) =>
+        Effect.gen(function* () {
+          // Keys have no user name: only the address counts their failures.
+          const name = "subsonic-api-key"
+          yield* throttled(name, clientAddress)
+          const found = yield* store.keyByHash(sha256(apiKey))
+          const user = Option.isSome(found) ? yield* accounts.userById(found.value.user_id) : Option.none()
+          if (Option.isNone(found) || Option.isNone(user)) {
+            yield* throttle.recordFailure(name, clientAddress)
+            return yield* new SubsonicFailure({ code: SubsonicErrorCode.invalidApiKey, message: "Invalid API key" })
+          }
+          const now = yield* currentDate
+          const last = found.value.last_used_at
+          if (last === null || now.getTime() - last.epochMillis > TOUCH_EVERY_MS) {
+            yield* store.touchKey(found.value.id, now)
+          }
+          return user.value
+        })
+
+      const byToken = (username: string, token: string, salt: string, clientAddress: string) =>
+        Effect.gen(function* () {
+          yield* throttled(username, clientAddress)
+          const user = yield* accounts.userByName(username)
+          const sealed = Option.isSome(user) ? yield* store.passwordOf(user.value.id) : undefined
+          if (Option.isSome(user) && sealed === undefined) {
+            return yield* new SubsonicFailure({
+              code: SubsonicErrorCode.tokenAuthNotSupported,
+              message:
+                "Token authentication needs an app password: create one with POST /api/me/subsonic-password, or sign in with u and p",
+            })
+          }
+          const password = sealed === undefined ? undefined : key.decrypt(sealed)
+          if (Option.isNone(user) || password === undefined || !subsonicTokenMatches(password, salt, token)) {
+            yield* throttle.recordFailure(username, clientAddress)
+            return yield* wrong()
+          }
+          yield* throttle.recordSuccess(username, clientAddress)
+          return user.value
+        })
+
+      const byPassword = (username: string, encoded: string, clientAddress: string) =>
+        Effect.gen(function* () {
+          const password = decodeSubsonicPassword(encoded)
+          if (password === undefined) return yield* wrong()
+          return yield* accounts.checkPassword(username, password, clientAddress).pipe(
+            Effect.catchTags({
+              InvalidCredentials: () => Effect.fail(wrong()),
+              RateLimited: (error) => Effect.fail(new SubsonicThrottled({ retryAfterSeconds: error.retry_after_seconds ?? 60 })),
+            }),
+          )
+        })
+
+      /**
+       * The caller of a Subsonic request: `apiKey` (never with `u`: 43), else `u` with `t`+`s` (the app
+       * password) or `p` (the account password; plain or `enc:` hex). Both `p` and `t`: 43. Nothing: 10.
+       */
+      const authenticate = (params: SubsonicParams, clientAddress: string) =>
+        Effect.gen(function* () {
+          const apiKey = params.get("apiKey")
+          const username = params.get("u")
+          const password = params.get("p")
+          const token = params.get("t")
+          const salt = params.get("s")
+          if (apiKey !== undefined) {
+            if (username !== undefined || password !== undefined || token !== undefined) {
+              return yield* new SubsonicFailure({
+                code: SubsonicErrorCode.conflictingAuth,
+                message: "apiKey cannot be combined with u, p or t",
+              })
+            }
+            return yield* byApiKey(apiKey, clientAddress)
+          }
+          if (username === undefined || username === "") return yield* Effect.fail(missingParameter("u"))
+          if (password !== undefined && token !== undefined) {
+            return yield* new SubsonicFailure({
+              code: SubsonicErrorCode.conflictingAuth,
+              message: "send either p or t and s, not both",
+            })
+          }
+          if (token !== undefined) {
+            if (salt === undefined || salt === "") return yield* Effect.fail(missingParameter("s"))
+            return yield* byToken(username, token, salt, clientAddress)
+          }
+          if (password !== undefined) return yield* byPassword(username, password, clientAddress)
+          return yield* Effect.fail(missingParameter("t"))
+        })
+
+      return { createPassword, createApiKey, listApiKeys, revokeApiKey, authenticate } as const
+    }),
+    dependencies: [SubsonicCredentialsRepository.Default, LoginThrottle.Default],
+  },
+) {}

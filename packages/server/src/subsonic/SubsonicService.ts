@@ -1,0 +1,805 @@
+import {
+  type AlbumFacts,
+  AlbumId,
+  type AlbumRef,
+  albumChildOf,
+  albumID3Of,
+  type Artist,
+  ArtistId,
+  artistID3Of,
+  deviceClassOfClient,
+  IGNORED_ARTICLES,
+  missingParameter,
+  indexArtistOf,
+  indexArtists,
+  NotFound,
+  type PlaylistDetail,
+  PlaylistId,
+  type PlaylistRow,
+  type SessionUser,
+  SUBSONIC_MUSIC_FOLDER_ID,
+  type SubsonicPayload,
+  SubsonicErrorCode,
+  SubsonicFailure,
+  songOf,
+  type Track,
+  TrackId,
+} from "@tonearm/core"
+import { DateTime, Effect, Option, Schema } from "effect"
+import { AccountsService } from "../accounts/index.js"
+import { currentDate } from "../clock.js"
+import { LibraryService, ScanService } from "../library/index.js"
+import { LikesService, PlaysService } from "../listening/index.js"
+import { PlaylistsService } from "../playlists/index.js"
+import { RadioService, SimilarArtistsService } from "../recommendations/index.js"
+import type { SubsonicParams } from "./params.js"
+import { PlayQueueRepository } from "./PlayQueueRepository.js"
+
+const notFound = (what: string) => new SubsonicFailure({ code: SubsonicErrorCode.notFound, message: `${what} not found` })
+const notAuthorized = (message: string) => new SubsonicFailure({ code: SubsonicErrorCode.notAuthorized, message })
+
+const isUuid = Schema.is(Schema.UUID)
+/** A Subsonic id that is not one of ours can't name anything: 70, never a database error. */
+const uuidOr70 = (id: string, what: string) => (isUuid(id) ? Effect.succeed(id) : Effect.fail(notFound(what)))
+
+/** How long an unfinished play counts as "now playing". */
+const NOW_PLAYING_MINUTES = 30
+
+/** Subsonic's page-size caps (Navidrome's): lists 500, searches 500, random songs 500. */
+const clamp = (n: number, max: number) => Math.max(0, Math.min(n, max))
+
+/**
+ * Every Subsonic method, mapped onto the services the JSON API uses: the library (browse, search, the genre
+ * rule), likes, playlists, plays, recommendations and scans. No rule lives here, only the protocol's shapes.
+ */
+export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm/server/SubsonicService", {
+  effect: Effect.gen(function* () {
+    const library = yield* LibraryService
+    const likes = yield* LikesService
+    const plays = yield* PlaysService
+    const playlists = yield* PlaylistsService
+    const similarArtists = yield* SimilarArtistsService
+    const radio = yield* RadioService
+    const scans = yield* ScanService
+    const accounts = yield* AccountsService
+    const queues = yield* PlayQueueRepository
+
+    /** When the caller starred each of these ids. */
+    const starredOf = (user: SessionUser, entity: "track" | "album" | "artist", ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed(new Map<string, Date>())
+        : Effect.map(likes.likedAmong(user.id, entity, ids), (rows) => new Map(rows.map((row) => [row.entity_id, row.liked_at])))
+
+    const songs = (user: SessionUser, tracks: ReadonlyArray<Track>) =>
+      Effect.gen(function* () {
+        const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
+        const [albums, starred] = yield* Effect.all(
+          [library.albumsByIds(albumIds), starredOf(user, "track", tracks.map((track) => track.id))],
+          { concurrency: 2 },
+        )
+        const facts = new Map<string, AlbumFacts>(
+          albums.map((album) => [album.id, { year: album.year, hasCover: album.cover_art_source !== null }]),
+        )
+        return tracks.map((track) => songOf(track, facts.get(track.album_id), starred.get(track.id)))
+      })
+
+    const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
+      Effect.map(starredOf(user, "album", albums.map((album) => album.id)), (starred) =>
+        albums.map((album) => albumID3Of(album, undefined, starred.get(album.id))),
+      )
+    const albumChildren = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
+      Effect.map(starredOf(user, "album", albums.map((album) => album.id)), (starred) =>
+        albums.map((album) => albumChildOf(album, starred.get(album.id))),
+      )
+    const artistsID3 = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
+      Effect.map(starredOf(user, "artist", artists.map((artist) => artist.id)), (starred) =>
+        artists.map((artist) => artistID3Of(artist, starred.get(artist.id))),
+      )
+    const indexArtistList = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
+      Effect.map(starredOf(user, "artist", artists.map((artist) => artist.id)), (starred) =>
+        artists.map((artist) => indexArtistOf(artist, starred.get(artist.id))),
+      )
+
+    /** Which kind of entity a bare Subsonic id names (getMusicDirectory, star, getSimilarSongs). */
+    const kindOf = (id: string) =>
+      Effect.gen(function* () {
+        if (!isUuid(id)) return undefined
+        if ((yield* library.tracksByIds([id])).length > 0) return "track" as const
+        if ((yield* library.albumsByIds([id])).length > 0) return "album" as const
+        if ((yield* library.artistsByIds([id])).length > 0) return "artist" as const
+        return undefined
+      })
+
+    const orNotFound = <A, E, R>(effect: Effect.Effect<A, E | NotFound, R>, what: string) =>
+      Effect.catchIf(effect, (error): error is NotFound => error instanceof NotFound, () => Effect.fail(notFound(what)))
+
+    // ---- browsing -------------------------------------------------------------------------------------
+
+    const getMusicFolders = () =>
+      Effect.succeed<SubsonicPayload>({ musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] } })
+
+    const getIndexes = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const artists = yield* library.allArtists
+        const entries = yield* indexArtistList(user, artists)
+        const scan = yield* scans.status
+        const lastModified = scan.finished_at === null ? 0 : DateTime.toEpochMillis(scan.finished_at)
+        return {
+          indexes: {
+            lastModified,
+            ignoredArticles: IGNORED_ARTICLES,
+            index: indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
+          },
+        } satisfies SubsonicPayload
+      })
+
+    const getArtists = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const artists = yield* library.allArtists
+        const entries = yield* artistsID3(user, artists)
+        return {
+          artists: {
+            ignoredArticles: IGNORED_ARTICLES,
+            index: indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
+          },
+        } satisfies SubsonicPayload
+      })
+
+    const getArtist = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Artist"))
+        const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Artist")
+        const [[entry], albums] = yield* Effect.all([artistsID3(user, [artist]), albumsID3(user, artist.albums)])
+        return { artist: { ...entry!, album: albums } } satisfies SubsonicPayload
+      })
+
+    const getAlbum = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Album"))
+        const album = yield* orNotFound(library.album(AlbumId.make(id)), "Album")
+        const [starred, song] = yield* Effect.all([starredOf(user, "album", [album.id]), songs(user, album.tracks)])
+        return { album: { ...albumID3Of(album, album.genres, starred.get(album.id)), song } } satisfies SubsonicPayload
+      })
+
+    const getSong = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Song"))
+        const tracks = yield* library.tracksByIds([id])
+        if (tracks.length === 0) return yield* notFound("Song")
+        const [song] = yield* songs(user, tracks)
+        return { song: song! } satisfies SubsonicPayload
+      })
+
+    /** An artist's directory lists its albums (and the compilations it appears on); an album's, its songs. */
+    const getMusicDirectory = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* params.required("id")
+        const kind = yield* kindOf(id)
+        if (kind === "artist") {
+          const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Directory")
+          const [starred, child] = yield* Effect.all([
+            starredOf(user, "artist", [id]),
+            albumChildren(user, [...artist.albums, ...artist.appears_on]),
+          ])
+          return {
+            directory: { id, name: artist.name, ...optionalStar(starred.get(id)), child },
+          } satisfies SubsonicPayload
+        }
+        if (kind === "album") {
+          const album = yield* orNotFound(library.album(AlbumId.make(id)), "Directory")
+          const [starred, child] = yield* Effect.all([starredOf(user, "album", [id]), songs(user, album.tracks)])
+          return {
+            directory: { id, parent: album.artist_id, name: album.title, ...optionalStar(starred.get(id)), child },
+          } satisfies SubsonicPayload
+        }
+        return yield* notFound("Directory")
+      })
+
+    const getGenres = () =>
+      Effect.map(library.genreCounts, (rows) => ({
+        genres: {
+          genre: rows.map((row) => ({ value: row.genre, songCount: row.track_count, albumCount: row.album_count })),
+        },
+      }))
+
+    // ---- artist and album info (recommendation domain) -------------------------------------------------
+
+    const similarOf = (params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Artist"))
+        const count = clamp(yield* params.int("count", 20), 100)
+        const similar = yield* orNotFound(similarArtists.similar(ArtistId.make(id)), "Artist")
+        const artist = (yield* library.artistsByIds([id]))[0]
+        return { similar: similar.slice(0, count), mbid: artist?.mbid ?? null }
+      })
+
+    const getArtistInfo = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const { similar, mbid } = yield* similarOf(params)
+        return {
+          artistInfo: { ...optionalMbid(mbid), similarArtist: yield* indexArtistList(user, similar) },
+        } satisfies SubsonicPayload
+      })
+
+    const getArtistInfo2 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const { similar, mbid } = yield* similarOf(params)
+        return {
+          artistInfo2: { ...optionalMbid(mbid), similarArtist: yield* artistsID3(user, similar) },
+        } satisfies SubsonicPayload
+      })
+
+    /** getAlbumInfo takes an album id (or a song's: its album). */
+    const getAlbumInfo = (params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* params.required("id")
+        const kind = yield* kindOf(id)
+        const albumId =
+          kind === "album" ? id : kind === "track" ? (yield* library.tracksByIds([id]))[0]!.album_id : undefined
+        if (albumId === undefined) return yield* notFound("Album")
+        const album = (yield* library.albumsByIds([albumId]))[0]
+        if (album === undefined) return yield* notFound("Album")
+        return { albumInfo: optionalMbid(album.mbid) } satisfies SubsonicPayload
+      })
+
+    // ---- lists -----------------------------------------------------------------------------------------
+
+    /** The albums of a getAlbumList(2) type, a page of `size` from `offset`. */
+    const albumListOf = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const type = yield* params.required("type")
+        const size = clamp(yield* params.int("size", 10), 500)
+        const offset = Math.max(0, yield* params.int("offset", 0))
+        const page = (sort: "title" | "artist" | "added") =>
+          Effect.map(library.albums({ sort, offset, limit: Math.max(size, 1) }), (found) => found.items)
+        const byIds = (ids: ReadonlyArray<string>) => library.albumsByIds(ids.slice(offset, offset + size))
+        if (size === 0) return []
+        switch (type) {
+          case "random":
+            return yield* library.randomAlbums(size)
+          case "newest":
+            return yield* page("added")
+          case "alphabeticalByName":
+            return yield* page("title")
+          case "alphabeticalByArtist":
+            return yield* page("artist")
+          case "frequent":
+            return yield* Effect.flatMap(plays.mostPlayedAlbums(user.id, offset + size), byIds)
+          case "recent":
+            return yield* Effect.flatMap(plays.lastPlayedAlbums(user.id, offset + size), byIds)
+          // Likes are Tonearm's only rating: the highest rated albums are the starred ones.
+          case "starred":
+          case "highest":
+            return yield* Effect.flatMap(likes.likedIds(user.id), (liked) => byIds(liked.albums))
+          case "byYear": {
+            const from = yield* params.requiredInt("fromYear")
+            const to = yield* params.requiredInt("toYear")
+            return yield* library.albumsBetweenYears(from, to, offset, size)
+          }
+          case "byGenre": {
+            const genre = yield* params.required("genre")
+            return yield* Effect.map(library.albums({ genre, offset, limit: size }), (found) => found.items)
+          }
+          default:
+            return yield* new SubsonicFailure({
+              code: SubsonicErrorCode.generic,
+              message: `Unknown album list type: ${type}`,
+            })
+        }
+      })
+
+    const getAlbumList = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const albums = yield* albumListOf(user, params)
+        return { albumList: { album: yield* albumChildren(user, albums) } } satisfies SubsonicPayload
+      })
+
+    const getAlbumList2 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const albums = yield* albumListOf(user, params)
+        return { albumList2: { album: yield* albumsID3(user, albums) } } satisfies SubsonicPayload
+      })
+
+    const getRandomSongs = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const size = clamp(yield* params.int("size", 10), 500)
+        const tracks = yield* library.randomTracks(
+          { genre: params.get("genre"), yearFrom: yield* params.int("fromYear"), yearTo: yield* params.int("toYear") },
+          Math.max(size, 1),
+        )
+        return { randomSongs: { song: yield* songs(user, tracks.slice(0, size)) } } satisfies SubsonicPayload
+      })
+
+    const getSongsByGenre = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const genre = yield* params.required("genre")
+        const count = clamp(yield* params.int("count", 10), 500)
+        const offset = Math.max(0, yield* params.int("offset", 0))
+        const tracks = count === 0 ? [] : yield* library.tracksByGenre(genre, offset, count)
+        return { songsByGenre: { song: yield* songs(user, tracks) } } satisfies SubsonicPayload
+      })
+
+    // ---- search ----------------------------------------------------------------------------------------
+
+    /**
+     * search2/search3: the library's search (prefix match, case- and accent-insensitive). An empty query lists
+     * everything a page at a time: that is how Symfonium and others sync a whole library.
+     */
+    const searchOf = (params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const raw = params.get("query")
+        if (raw === undefined) return yield* Effect.fail(missingParameter("query"))
+        const query = raw.replace(/^"|"$/g, "").replace(/\*/g, " ").trim()
+        const window = (name: string) =>
+          Effect.all({ count: params.int(`${name}Count`, 20), offset: params.int(`${name}Offset`, 0) }).pipe(
+            Effect.map(({ count, offset }) => ({ count: clamp(count, 500), offset: Math.max(0, offset) })),
+          )
+        const [artistWin, albumWin, songWin] = yield* Effect.all([window("artist"), window("album"), window("song")])
+        if (query === "") {
+          const [artists, albums, tracks] = yield* Effect.all([
+            Effect.map(library.allArtists, (all) => all.slice(artistWin.offset, artistWin.offset + artistWin.count)),
+            albumWin.count === 0
+              ? Effect.succeed([])
+              : Effect.map(
+                  library.albums({ sort: "title", offset: albumWin.offset, limit: albumWin.count }),
+                  (page) => page.items,
+                ),
+            songWin.count === 0 ? Effect.succeed([]) : library.trackPage(songWin.offset, songWin.count),
+          ])
+          return { artists, albums, tracks }
+        }
+        const limit = Math.max(
+          artistWin.offset + artistWin.count,
+          albumWin.offset + albumWin.count,
+          songWin.offset + songWin.count,
+          1,
+        )
+        const found = yield* library.search(query, limit)
+        const slice = <A>(items: ReadonlyArray<A>, win: { count: number; offset: number }) =>
+          items.slice(win.offset, win.offset + win.count)
+        return {
+          artists: slice(found.artists, artistWin),
+          albums: slice(found.albums, albumWin),
+          tracks: slice(found.tracks, songWin),
+        }
+      })
+
+    const search2 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const found = yield* searchOf(params)
+        const [artist, album, song] = yield* Effect.all([
+          indexArtistList(user, found.artists),
+          albumChildren(user, found.albums),
+          songs(user, found.tracks),
+        ])
+        return { searchResult2: { artist, album, song } } satisfies SubsonicPayload
+      })
+
+    const search3 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const found = yield* searchOf(params)
+        const [artist, album, song] = yield* Effect.all([
+          artistsID3(user, found.artists),
+          albumsID3(user, found.albums),
+          songs(user, found.tracks),
+        ])
+        return { searchResult3: { artist, album, song } } satisfies SubsonicPayload
+      })
+
+    // ---- playlists -------------------------------------------------------------------------------------
+
+    const playlistOf = (user: SessionUser, row: PlaylistRow | PlaylistDetail) => ({
+      id: row.id,
+      name: row.name,
+      ...("description" in row && row.description !== null ? { comment: row.description } : {}),
+      owner: user.username,
+      public: false,
+      songCount: row.track_count,
+      duration: Math.round(row.duration_ms / 1000),
+      created: DateTime.formatIso(row.updated_at),
+      changed: DateTime.formatIso(row.updated_at),
+      coverArt: `pl-${row.id}`,
+      // System playlists are rebuilt by the server: apps must not offer to edit them.
+      readonly: row.system_variant !== null,
+    })
+
+    /** Another user's playlist does not exist for the caller (70), exactly as in the JSON API. */
+    const playlistDetail = (user: SessionUser, id: string) =>
+      Effect.flatMap(uuidOr70(id, "Playlist"), (uuid) => orNotFound(playlists.get(user.id, PlaylistId.make(uuid)), "Playlist"))
+
+    /** A system playlist can't be edited: Subsonic's "not authorized" (50); an unknown id is 70. */
+    const editing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      effect.pipe(
+        Effect.mapError((error) => {
+          const tag = (error as { _tag?: string })._tag
+          if (tag === "Conflict") return notAuthorized("System playlists are rebuilt by the server and cannot be edited")
+          if (tag === "NotFound") {
+            return notFound((error as { message: string }).message.includes("track") ? "Song" : "Playlist")
+          }
+          return error
+        }),
+      )
+
+    const getPlaylists = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const username = params.get("username")
+        if (username !== undefined && username !== user.username) {
+          return yield* notAuthorized("Only your own playlists are listed")
+        }
+        const rows = yield* playlists.list(user.id)
+        // A withheld mix (locked) has no songs to offer a Subsonic app.
+        const listed = rows.filter((row) => !row.locked)
+        return { playlists: { playlist: listed.map((row) => playlistOf(user, row)) } } satisfies SubsonicPayload
+      })
+
+    const playlistPayload = (user: SessionUser, detail: PlaylistDetail) =>
+      Effect.map(songs(user, detail.tracks.map((entry) => entry.track)), (entry) => ({
+        playlist: { ...playlistOf(user, detail), entry },
+      }))
+
+    const getPlaylist = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const detail = yield* playlistDetail(user, yield* params.required("id"))
+        return yield* playlistPayload(user, detail)
+      })
+
+    const songIds = (params: SubsonicParams) =>
+      Effect.forEach(params.all("songId"), (id) => Effect.map(uuidOr70(id, "Song"), (uuid) => TrackId.make(uuid)))
+
+    /** createPlaylist with `name` makes one; with `playlistId` it replaces that playlist's songs (the protocol's update). */
+    const createPlaylist = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const playlistId = params.get("playlistId")
+        const trackIds = yield* songIds(params)
+        if (playlistId === undefined) {
+          const name = yield* params.required("name")
+          const created = yield* editing(playlists.create(user.id, { name, track_ids: trackIds }))
+          return yield* playlistPayload(user, created)
+        }
+        const existing = yield* playlistDetail(user, playlistId)
+        const name = params.get("name")
+        if (name !== undefined && name.trim() !== "") {
+          yield* editing(playlists.update(user.id, existing.id, { name }))
+        }
+        if (existing.tracks.length > 0) {
+          yield* editing(playlists.removeEntries(user.id, existing.id, existing.tracks.map((entry) => entry.entry_id)))
+        } else if (existing.system_variant !== null) {
+          return yield* notAuthorized("System playlists are rebuilt by the server and cannot be edited")
+        }
+        if (trackIds.length > 0) yield* editing(playlists.addTracks(user.id, existing.id, trackIds, undefined))
+        return yield* playlistPayload(user, yield* playlistDetail(user, existing.id))
+      })
+
+    const updatePlaylist = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const id = yield* params.required("playlistId")
+        const existing = yield* playlistDetail(user, id)
+        if (existing.system_variant !== null) {
+          return yield* notAuthorized("System playlists are rebuilt by the server and cannot be edited")
+        }
+        const name = params.get("name")
+        const comment = params.get("comment")
+        if ((name !== undefined && name.trim() !== "") || comment !== undefined) {
+          yield* editing(
+            playlists.update(user.id, existing.id, {
+              ...(name !== undefined && name.trim() !== "" ? { name } : {}),
+              ...(comment !== undefined ? { description: comment === "" ? null : comment } : {}),
+            }),
+          )
+        }
+        const removeAt = new Set<number>()
+        for (const raw of params.all("songIndexToRemove")) {
+          const index = Number(raw)
+          if (!Number.isSafeInteger(index) || index < 0 || index >= existing.tracks.length) {
+            return yield* new SubsonicFailure({
+              code: SubsonicErrorCode.generic,
+              message: `songIndexToRemove ${raw} is not a position in the playlist`,
+            })
+          }
+          removeAt.add(index)
+        }
+        if (removeAt.size > 0) {
+          const entryIds = existing.tracks.filter((_, index) => removeAt.has(index)).map((entry) => entry.entry_id)
+          yield* editing(playlists.removeEntries(user.id, existing.id, entryIds))
+        }
+        const add = yield* Effect.forEach(params.all("songIdToAdd"), (raw) =>
+          Effect.map(uuidOr70(raw, "Song"), (uuid) => TrackId.make(uuid)),
+        )
+        if (add.length > 0) yield* editing(playlists.addTracks(user.id, existing.id, add, undefined))
+        return {} satisfies SubsonicPayload
+      })
+
+    const deletePlaylist = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const existing = yield* playlistDetail(user, yield* params.required("id"))
+        yield* editing(playlists.remove(user.id, existing.id))
+        return {} satisfies SubsonicPayload
+      })
+
+    // ---- likes -----------------------------------------------------------------------------------------
+
+    /** star/unstar: `id` (a song, or an album or artist for older apps), `albumId`, `artistId`; each repeatable. */
+    const starTargets = (params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const targets: Array<{ entity: "track" | "album" | "artist"; id: string }> = []
+        for (const id of params.all("id")) {
+          const kind = yield* kindOf(id)
+          if (kind === undefined) return yield* notFound("Item")
+          targets.push({ entity: kind, id })
+        }
+        for (const id of params.all("albumId")) targets.push({ entity: "album", id: yield* uuidOr70(id, "Album") })
+        for (const id of params.all("artistId")) targets.push({ entity: "artist", id: yield* uuidOr70(id, "Artist") })
+        if (targets.length === 0) return yield* Effect.fail(missingParameter("id"))
+        return targets
+      })
+
+    const star = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        for (const target of yield* starTargets(params)) {
+          yield* orNotFound(likes.like(user.id, target.entity, target.id), target.entity === "track" ? "Song" : target.entity)
+        }
+        return {} satisfies SubsonicPayload
+      })
+
+    const unstar = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        for (const target of yield* starTargets(params)) yield* likes.unlike(user.id, target.entity, target.id)
+        return {} satisfies SubsonicPayload
+      })
+
+    const starredLists = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const liked = yield* likes.list(user.id)
+        return liked
+      })
+
+    const getStarred = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const liked = yield* starredLists(user)
+        const [artist, album, song] = yield* Effect.all([
+          indexArtistList(user, liked.artists),
+          albumChildren(user, liked.albums),
+          songs(user, liked.tracks),
+        ])
+        return { starred: { artist, album, song } } satisfies SubsonicPayload
+      })
+
+    const getStarred2 = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const liked = yield* starredLists(user)
+        const [artist, album, song] = yield* Effect.all([
+          artistsID3(user, liked.artists),
+          albumsID3(user, liked.albums),
+          songs(user, liked.tracks),
+        ])
+        return { starred2: { artist, album, song } } satisfies SubsonicPayload
+      })
+
+    // ---- plays -----------------------------------------------------------------------------------------
+
+    /**
+     * scrobble: `submission=false` reports a play starting (play_started); `true` (the default) a completed
+     * play. The device class comes from the client name `c`; the client id is `c` too. Subsonic tells no
+     * play source, so the play has none (the metrics baseline).
+     */
+    const scrobble = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const ids = params.all("id")
+        if (ids.length === 0) return yield* Effect.fail(missingParameter("id"))
+        const times = params.all("time")
+        const submission = params.bool("submission", true)
+        const client = params.get("c")?.trim() || "subsonic"
+        const device_class = deviceClassOfClient(params.get("c"))
+        for (const [index, raw] of ids.entries()) {
+          const track_id = TrackId.make(yield* uuidOr70(raw, "Song"))
+          const event = { track_id, client_id: client.slice(0, 200), source: null, device_class }
+          if (!submission) {
+            yield* orNotFound(plays.report(user.id, { type: "play_started", ...event }), "Song")
+            continue
+          }
+          const time = Number(times[index])
+          const at =
+            times[index] !== undefined && Number.isFinite(time)
+              ? DateTime.unsafeMake(time)
+              : DateTime.unsafeMake(yield* currentDate)
+          yield* orNotFound(plays.completed(user.id, { ...event, at }), "Song")
+        }
+        return {} satisfies SubsonicPayload
+      })
+
+    const getNowPlaying = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const rows = yield* plays.nowPlaying(NOW_PLAYING_MINUTES)
+        const tracks = yield* library.tracksByIds([...new Set(rows.map((row) => row.track_id))])
+        const entries = yield* songs(user, tracks)
+        const byId = new Map(entries.map((entry) => [entry.id, entry]))
+        const players = new Map<string, number>()
+        return {
+          nowPlaying: {
+            entry: rows.flatMap((row) => {
+              const song = byId.get(row.track_id)
+              if (song === undefined) return []
+              const player = `${row.user_id}|${row.client_id}`
+              if (!players.has(player)) players.set(player, players.size + 1)
+              return [
+                {
+                  ...song,
+                  username: row.username,
+                  minutesAgo: row.minutesAgo,
+                  playerId: players.get(player)!,
+                  playerName: row.client_id,
+                },
+              ]
+            }),
+          },
+        } satisfies SubsonicPayload
+      })
+
+    // ---- recommendations -------------------------------------------------------------------------------
+
+    /** getSimilarSongs: a radio from the song, album or artist (the recommendation engine's radio). */
+    const similarSongs = (user: SessionUser, params: SubsonicParams, artistOnly: boolean) =>
+      Effect.gen(function* () {
+        const id = yield* params.required("id")
+        const count = clamp(yield* params.int("count", 50), 200)
+        const kind = yield* kindOf(id)
+        if (kind === undefined || (artistOnly && kind !== "artist")) return yield* notFound(artistOnly ? "Artist" : "Item")
+        if (count === 0) return []
+        const seed =
+          kind === "track"
+            ? { kind, id: TrackId.make(id) }
+            : kind === "album"
+              ? { kind, id: AlbumId.make(id) }
+              : { kind, id: ArtistId.make(id) }
+        const started = yield* orNotFound(radio.start(user.id, { seed, size: count }), "Item")
+        return yield* songs(user, started.tracks.filter((track) => track.id !== id))
+      })
+
+    const getSimilarSongs = (user: SessionUser, params: SubsonicParams) =>
+      Effect.map(similarSongs(user, params, false), (song) => ({ similarSongs: { song } }) satisfies SubsonicPayload)
+    const getSimilarSongs2 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.map(similarSongs(user, params, true), (song) => ({ similarSongs2: { song } }) satisfies SubsonicPayload)
+
+    /** getTopSongs names the artist: the caller's most-played songs of the in-library artist of that name. */
+    const getTopSongs = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const name = yield* params.required("artist")
+        const count = clamp(yield* params.int("count", 50), 500)
+        const found = yield* library.search(name, 100)
+        const artist = found.artists.find((candidate) => candidate.name.toLowerCase() === name.trim().toLowerCase())
+        if (artist === undefined) return { topSongs: { song: [] } } satisfies SubsonicPayload
+        const top = yield* orNotFound(plays.topTracks(user.id, artist.id), "Artist")
+        return { topSongs: { song: yield* songs(user, top.tracks.slice(0, count)) } } satisfies SubsonicPayload
+      })
+
+    // ---- play queue, user, scans -----------------------------------------------------------------------
+
+    const getPlayQueue = (user: SessionUser) =>
+      Effect.gen(function* () {
+        const found = yield* queues.find(user.id)
+        if (Option.isNone(found)) return {} satisfies SubsonicPayload
+        const queue = found.value
+        const entry = yield* songs(user, yield* library.tracksByIds(queue.track_ids))
+        return {
+          playQueue: {
+            ...(queue.current_id === null ? {} : { current: queue.current_id }),
+            position: queue.position_ms,
+            username: user.username,
+            changed: DateTime.formatIso(queue.changed_at),
+            changedBy: queue.changed_by,
+            entry,
+          },
+        } satisfies SubsonicPayload
+      })
+
+    /** savePlayQueue without ids clears the queue (OpenSubsonic). Unknown songs are 70, like elsewhere. */
+    const savePlayQueue = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const ids = yield* Effect.forEach(params.all("id"), (raw) => uuidOr70(raw, "Song"))
+        if (ids.length === 0) {
+          yield* queues.clear(user.id)
+          return {} satisfies SubsonicPayload
+        }
+        const known = new Set((yield* library.tracksByIds(ids)).map((track) => track.id as string))
+        if (ids.some((id) => !known.has(id))) return yield* notFound("Song")
+        const current = params.get("current")
+        if (current !== undefined && !ids.includes(current)) return yield* notFound("Current song")
+        yield* queues.save(
+          user.id,
+          {
+            trackIds: ids,
+            currentId: current ?? null,
+            positionMs: Math.max(0, yield* params.int("position", 0)),
+            changedBy: (params.get("c") ?? "subsonic").slice(0, 200),
+          },
+          yield* currentDate,
+        )
+        return {} satisfies SubsonicPayload
+      })
+
+    /** A user may read their own record; an admin anyone's. Roles follow what Tonearm lets each do. */
+    const getUser = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const username = yield* params.required("username")
+        if (username !== user.username && !user.isAdmin) return yield* notAuthorized("Only admins can read other users")
+        const target = username === user.username ? Option.some(user) : yield* accounts.userByName(username)
+        if (Option.isNone(target)) return yield* notFound("User")
+        const me = yield* accounts.me(target.value.id).pipe(Effect.catchTag("Unauthenticated", () => notFound("User")))
+        const admin = target.value.isAdmin
+        return {
+          user: {
+            username: me.username,
+            ...(me.email === null ? {} : { email: me.email }),
+            scrobblingEnabled: true,
+            adminRole: admin,
+            settingsRole: true,
+            downloadRole: true,
+            uploadRole: false,
+            playlistRole: true,
+            coverArtRole: false,
+            commentRole: false,
+            podcastRole: false,
+            streamRole: true,
+            jukeboxRole: false,
+            shareRole: false,
+            videoConversionRole: false,
+            folder: [SUBSONIC_MUSIC_FOLDER_ID],
+          },
+        } satisfies SubsonicPayload
+      })
+
+    const scanStatus = Effect.map(scans.status, (status) => ({
+      scanStatus: { scanning: status.state === "running", count: status.files_seen },
+    }))
+
+    const startScan = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        if (!user.isAdmin) return yield* notAuthorized("Only admins can start a scan")
+        yield* scans.start(params.bool("fullScan", false))
+        return yield* scanStatus
+      })
+
+    return {
+      getMusicFolders,
+      getIndexes,
+      getArtists,
+      getArtist,
+      getAlbum,
+      getSong,
+      getMusicDirectory,
+      getGenres,
+      getArtistInfo,
+      getArtistInfo2,
+      getAlbumInfo,
+      getAlbumList,
+      getAlbumList2,
+      getRandomSongs,
+      getSongsByGenre,
+      search2,
+      search3,
+      getPlaylists,
+      getPlaylist,
+      createPlaylist,
+      updatePlaylist,
+      deletePlaylist,
+      star,
+      unstar,
+      getStarred,
+      getStarred2,
+      scrobble,
+      getNowPlaying,
+      getSimilarSongs,
+      getSimilarSongs2,
+      getTopSongs,
+      getPlayQueue,
+      savePlayQueue,
+      getUser,
+      getScanStatus: () => scanStatus,
+      startScan,
+    } as const
+  }),
+  dependencies: [PlayQueueRepository.Default],
+}) {}
+
+const optionalStar = (at: Date | undefined) => (at === undefined ? {} : { starred: at.toISOString() })
+const optionalMbid = (mbid: string | null) => (mbid === null ? {} : { musicBrainzId: mbid })

@@ -1,0 +1,5 @@
+export { SubsonicCredentialsHttpLive } from "./SubsonicCredentialsHttp.js"
+export { SubsonicCredentialsService } from "./SubsonicCredentialsService.js"
+export { OPEN_SUBSONIC_EXTENSIONS, SUBSONIC_ROUTES, SubsonicHttpLive } from "./SubsonicHttp.js"
+export { SubsonicKey, SubsonicKeyLive } from "./SubsonicKey.js"
+export { SubsonicService } from "./SubsonicService.js"
