@@ -111,6 +111,12 @@ export class NotRefreshable extends coded(
   "not_refreshable",
   404,
 ) {}
+/** An unknown diagnostic or playback-error kind (spec "Errors"). */
+export class UnknownKind extends coded(
+  Schema.TaggedError<UnknownKind>()("UnknownKind", Message),
+  "unknown_kind",
+  400,
+) {}
 export class ServiceUnavailable extends coded(
   Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Message),
   "service_unavailable",
@@ -138,6 +144,7 @@ export const API_ERRORS = [
   InvertedYearRange,
   InvalidTrackId,
   NotRefreshable,
+  UnknownKind,
 ] as const
 
 export type ApiError = InstanceType<(typeof API_ERRORS)[number]>

@@ -104,7 +104,8 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         const value = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
         const info = apiErrorInfo(value)
         if (info !== undefined) {
-          if (info.status >= 500)
+          // 503 `service_unavailable` names a dependency that is down (our own words, no internals): kept.
+          if (info.status >= 500 && info.status !== 503)
             return Effect.as(Effect.logError("request failed", cause), respond(500, "internal", "internal error"))
           const headers: Record<string, string> =
             info.retryAfterSeconds !== undefined ? { "retry-after": String(info.retryAfterSeconds) } : {}

@@ -350,6 +350,13 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         orInternal("CatalogRepository.purgeMissing"),
       )
 
+    /** Deletes tracks for good, present or missing (a moderation `delete_file`). Returns the ids deleted. */
+    const deleteTracks = (ids: ReadonlyArray<string>) =>
+      sql<{ id: string }>`DELETE FROM indexed_tracks WHERE id = ANY(${ids as Array<string>}::uuid[]) RETURNING id`.pipe(
+        Effect.map((rows) => rows.map((row) => row.id)),
+        orInternal("CatalogRepository.deleteTracks"),
+      )
+
     const forgetFolders = (paths: ReadonlyArray<string>) =>
       Effect.forEach(
         chunks(paths),
@@ -456,6 +463,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       writeBatch,
       markMissing,
       purgeMissing,
+      deleteTracks,
       forgetFolders,
       forgetErrors,
       tidy,

@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { TonearmApi } from "@tonearm/core"
+import { CurrentSession, TonearmApi } from "@tonearm/core"
 import { Effect, Layer } from "effect"
 import { conditionalImage } from "../http/conditionalImage.js"
 import { CoverService } from "./CoverService.js"
@@ -14,7 +14,9 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
       .handle("genres", () => library.genres)
       .handle("years", () => library.years)
       .handle("albums", ({ urlParams }) => library.albums(urlParams))
-      .handle("shuffle", ({ urlParams }) => library.shuffle(urlParams.limit))
+      .handle("shuffle", ({ urlParams }) =>
+        Effect.flatMap(CurrentSession, (session) => library.shuffle(urlParams.limit, session.user.id)),
+      )
       .handle("search", ({ urlParams }) => library.search(urlParams.q, urlParams.limit))
       .handle("album", ({ path }) => library.album(path.id))
       .handle("artist", ({ path }) => library.artist(path.id))

@@ -21,6 +21,7 @@ import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
+import { QuarantineService } from "../moderation/index.js"
 import { type EntryRecord, type PlaylistRecord, PlaylistRepository, type SystemSnapshot } from "./PlaylistRepository.js"
 import { ensureEditable, ensureOwned } from "./PlaylistsPolicy.js"
 
@@ -44,6 +45,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
   effect: Effect.gen(function* () {
     const playlists = yield* PlaylistRepository
     const library = yield* LibraryService
+    const quarantine = yield* QuarantineService
     const changes = yield* ChangeLog
     const events = yield* EventBus
     const sql = yield* SqlClient.SqlClient
@@ -56,10 +58,17 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
         }),
       )
 
-    /** The detail with its entries in `ordered` (default: stored order); entries of vanished tracks are left out. */
+    /**
+     * The detail with its entries in `ordered` (default: stored order); entries of vanished tracks are left
+     * out, and in a system playlist the tracks its owner flagged (quarantine).
+     */
     const detailOf = (playlist: PlaylistRecord, ordered?: ReadonlyArray<EntryRecord>) =>
       Effect.gen(function* () {
-        const entries = ordered ?? (yield* playlists.entries(playlist.id))
+        const stored = ordered ?? (yield* playlists.entries(playlist.id))
+        const entries =
+          playlist.system_variant === null
+            ? stored
+            : yield* quarantine.withoutFlagged(playlist.owner_id, stored, (entry) => entry.track_id)
         const tracks = yield* library.tracksByIds([...new Set(entries.map((entry) => entry.track_id))])
         const byId = new Map(tracks.map((track) => [track.id as string, track]))
         return new PlaylistDetail({

@@ -3,6 +3,7 @@ import { EMPTY_TASTE_PROFILE } from "@tonearm/recommend"
 import { Effect, Option, Random } from "effect"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { LibraryService } from "../library/index.js"
+import { QuarantineService } from "../moderation/index.js"
 import { RebuildService } from "./RebuildService.js"
 import { RecommendationEngine } from "./RecommendationEngine.js"
 import { TasteProfileRepository } from "./TasteProfileRepository.js"
@@ -31,18 +32,20 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
     const rebuilds = yield* RebuildService
     const profiles = yield* TasteProfileRepository
     const library = yield* LibraryService
+    const quarantine = yield* QuarantineService
     const { radio: settings } = yield* TonearmConfig
 
     const start = Effect.fn("RadioService.start")(function* (user: UserId, request: RadioRequest) {
       const size = clampLimit(request.size, settings.size, settings.sizeMax)
-      const [catalog, input, stored] = yield* Effect.all(
-        [rebuilds.catalogSource, rebuilds.inputFor(user), profiles.load(user)],
-        { concurrency: 3 },
+      const [catalog, input, stored, flagged] = yield* Effect.all(
+        [rebuilds.catalogSource, rebuilds.inputFor(user), profiles.load(user), quarantine.flaggedTrackIds(user)],
+        { concurrency: 4 },
       )
       const profile = Option.match(stored, { onNone: () => EMPTY_TASTE_PROFILE, onSome: (found) => found.profile })
       const picks = yield* engine
         .radio(catalog, input, profile, request.seed, {
-          size,
+          // Room for the tracks the listener flagged (quarantine), which leave the station below.
+          size: Math.min(size + flagged.size, settings.sizeMax),
           maxSize: settings.sizeMax,
           recentlyPlayedHours: settings.recentlyPlayedHours,
         })
@@ -51,7 +54,8 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
             Effect.fail(new NotFound({ message: `no ${seedText(request.seed)} in the library` })),
           ),
         )
-      const tracks = yield* library.tracksByIds(picks.map((pick) => pick.track_id))
+      const kept = picks.filter((pick) => !flagged.has(pick.track_id)).slice(0, size)
+      const tracks = yield* library.tracksByIds(kept.map((pick) => pick.track_id))
       return new Radio({ radio_id: yield* randomUuid, tracks })
     })
 

@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SystemVariant, UserId } from "@tonearm/core"
-import { minimumMixSize, type Surface } from "@tonearm/recommend"
+import { minimumMixSize, type Surface, withMinimum } from "@tonearm/recommend"
 import { Effect, Ref } from "effect"
 import { AccountsService } from "../accounts/index.js"
 import { ChangeLog } from "../changes/index.js"
@@ -9,6 +9,7 @@ import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
+import { QuarantineService } from "../moderation/index.js"
 import { PlaylistsService, type SystemSnapshot } from "../playlists/index.js"
 import {
   type CatalogSource,
@@ -56,6 +57,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     const likes = yield* LikesService
     const accounts = yield* AccountsService
     const playlists = yield* PlaylistsService
+    const quarantine = yield* QuarantineService
     const profiles = yield* TasteProfileRepository
     const youMightLike = yield* YouMightLikeRepository
     const snoozes = yield* SnoozeRepository
@@ -142,7 +144,20 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     /** Rebuilds one user now; answers how many system playlists were written and how many are withheld. */
     const rebuild = Effect.fn("RebuildService.rebuild")(function* (user: UserId) {
       const result = yield* engine.rebuild(yield* catalogSource, yield* inputFor(user))
-      const snapshots = yield* snapshotsOf(result.surfaces)
+      // The tracks the listener flagged (quarantine) stay out of every system playlist; the minimum still holds.
+      const flagged = yield* quarantine.flaggedTrackIds(user)
+      const snapshots = yield* snapshotsOf(
+        flagged.size === 0
+          ? result.surfaces
+          : result.surfaces.map((surface) =>
+              surface.withheld
+                ? surface
+                : withMinimum(
+                    surface.variant,
+                    surface.picks.filter((pick) => !flagged.has(pick.track_id)),
+                  ),
+            ),
+      )
       const now = yield* currentDate
       yield* Effect.gen(function* () {
         yield* profiles.save(user, result.profile, now)

@@ -1,0 +1,2 @@
+export { ClientDistributionHttpLive } from "./ClientDistributionHttp.js"
+export { ClientDistributionService } from "./ClientDistributionService.js"
