@@ -227,19 +227,25 @@ export class DiagnosticDevice extends Schema.Class<DiagnosticDevice>("Diagnostic
   kinds: Schema.Record({ key: Schema.String, value: Schema.Int }),
 }) {}
 
-/** The timeline's keyset cursor: the last row's `occurred_at` and id, opaque to clients. */
-export const encodeDiagnosticCursor = (occurredAt: Date, id: string): string =>
-  Encoding.encodeBase64Url(`v1|${occurredAt.toISOString()}|${id}`)
+/**
+ * The timeline's keyset cursor: the last row's `occurred_at` in whole microseconds since the epoch (what
+ * PostgreSQL keeps; a millisecond Date would repeat rows) and its id, opaque to clients.
+ */
+export const encodeDiagnosticCursor = (occurredUs: string, id: string): string =>
+  Encoding.encodeBase64Url(`v2|${occurredUs}|${id}`)
 
 /** Undefined for an absent cursor; Left for one this server did not hand out. */
 export const decodeDiagnosticCursor = (
   cursor: string | undefined,
-): Either.Either<{ readonly occurredAt: Date; readonly id: string } | undefined, string> => {
+): Either.Either<{ readonly occurredUs: string; readonly id: string } | undefined, string> => {
   if (cursor === undefined || cursor === "") return Either.right(undefined)
   const text = Either.getOrUndefined(Encoding.decodeBase64UrlString(cursor))
-  const [version, at, id] = text?.split("|") ?? []
-  const ms = at === undefined ? Number.NaN : Date.parse(at)
-  return version !== "v1" || Number.isNaN(ms) || id === undefined || !/^[0-9a-f-]{36}$/i.test(id)
+  const [version, us, id] = text?.split("|") ?? []
+  return version !== "v2" ||
+    us === undefined ||
+    !/^-?\d{1,19}$/.test(us) ||
+    id === undefined ||
+    !/^[0-9a-f-]{36}$/i.test(id)
     ? Either.left("cursor is not one this server handed out")
-    : Either.right({ occurredAt: new Date(ms), id })
+    : Either.right({ occurredUs: us, id })
 }

@@ -14,6 +14,8 @@ const DataRecord = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
 export const DiagnosticEventRecord = Schema.Struct({
   id: DiagnosticEventId,
+  /** occurred_at in whole microseconds since the epoch: the exact keyset for the cursor (a Date drops them). */
+  occurred_us: Schema.String,
   user_id: UserIdSchema,
   username: Schema.String,
   device_id: Schema.String,
@@ -50,7 +52,7 @@ export interface TimelineFilter {
   readonly kind: DiagnosticKind | undefined
   readonly from: Date | undefined
   readonly to: Date | undefined
-  readonly after: { readonly occurredAt: Date; readonly id: string } | undefined
+  readonly after: { readonly occurredUs: string; readonly id: string } | undefined
 }
 
 /** Events per INSERT statement: well under PostgreSQL's 65535 parameters. */
@@ -99,11 +101,12 @@ export class DiagnosticEventRepository extends Effect.Service<DiagnosticEventRep
           filter.from !== undefined ? sql`d.occurred_at >= ${filter.from}` : undefined,
           filter.to !== undefined ? sql`d.occurred_at <= ${filter.to}` : undefined,
           filter.after !== undefined
-            ? sql`(d.occurred_at, d.id) > (${filter.after.occurredAt}, ${filter.after.id}::uuid)`
+            ? sql`(d.occurred_at, d.id) >
+                  (timestamptz 'epoch' + ${filter.after.occurredUs}::bigint * interval '1 microsecond', ${filter.after.id}::uuid)`
             : undefined,
         ].filter((condition) => condition !== undefined)
         return sql`
-          SELECT d.id, d.user_id, u.username, d.device_id, d.kind, d.occurred_at, d.received_at, d.data
+          SELECT d.id, (extract(epoch FROM d.occurred_at) * 1000000)::bigint::text AS occurred_us, d.user_id, u.username, d.device_id, d.kind, d.occurred_at, d.received_at, d.data
           FROM diagnostic_events d JOIN users u ON u.id = d.user_id
           WHERE ${sql.and(conditions)}
           ORDER BY d.occurred_at, d.id

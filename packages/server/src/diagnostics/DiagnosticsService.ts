@@ -20,7 +20,7 @@ import {
   type UserId,
   unknownDiagnosticKinds,
 } from "@tonearm/core"
-import { DateTime, Duration, Effect, Either, Layer, ParseResult, Schedule, Schema } from "effect"
+import { Duration, Effect, Either, Layer, ParseResult, Schedule, Schema } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
 import { DiagnosticEventRepository } from "./DiagnosticEventRepository.js"
 
@@ -94,11 +94,8 @@ export class DiagnosticsService extends Effect.Service<DiagnosticsService>()("@t
       const items = rows.slice(0, limit)
       const last = items[items.length - 1]
       return new DiagnosticPage({
-        items: items.map((row) => new DiagnosticEvent(row)),
-        cursor:
-          rows.length > limit && last !== undefined
-            ? encodeDiagnosticCursor(new Date(DateTime.toEpochMillis(last.occurred_at)), last.id)
-            : null,
+        items: items.map(({ occurred_us: _, ...row }) => new DiagnosticEvent(row)),
+        cursor: rows.length > limit && last !== undefined ? encodeDiagnosticCursor(last.occurred_us, last.id) : null,
       })
     })
 
