@@ -177,6 +177,7 @@ const wrk = async (
 
 interface ScanStatusJson {
   readonly state: string
+  readonly started_at: string | null
   readonly finished_at: string | null
   readonly files_seen: number
   readonly added: number
@@ -214,6 +215,7 @@ const main = async () => {
   const env: NodeJS.ProcessEnv = { ...process.env, ...shebang.env, TONEARM_LOG_LEVEL: "warning" }
   delete env.TONEARM_DATABASE_URL
   const port = await freePort()
+  const bootedAt = Date.now()
   const base = `http://127.0.0.1:${port}`
   const server: ChildProcess = spawn(
     process.execPath,
@@ -280,12 +282,15 @@ const main = async () => {
       ? await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)
       : await call<{ token: string }>("POST", "/api/auth/register", undefined, credentials)
 
-    // The boot scan (a full one on a new data directory, an incremental one on a reused one).
+    // The boot scan (a full one on a new data directory, an incremental one on a reused one): wait for one that
+    // started after this boot, or go on when none has started 15 s after the server answered.
     const scanStarted = performance.now()
     let status: ScanStatusJson
     for (;;) {
       status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
-      if (status.state !== "running" && status.finished_at !== null) break
+      const sinceBoot = status.started_at !== null && Date.parse(status.started_at) >= bootedAt - 1000
+      if (status.state !== "running" && status.finished_at !== null && sinceBoot) break
+      if (status.state !== "running" && performance.now() - scanStarted > 15_000) break
       await sleep(1000)
     }
     log(
@@ -306,7 +311,13 @@ const main = async () => {
     const album = albums.items.find((item) => item.cover_url !== null) ?? albums.items[0]
     if (album === undefined) throw new Error("the library has no albums")
     const detail = await call<{ tracks: Array<{ id: string }> }>("GET", `/api/albums/${album.id}`, token)
+    // An OpenSubsonic API key for the `/rest` routes ({apiKey}); empty on a server without the route.
+    const apiKey = await call<{ key: string }>("POST", "/api/me/api-keys", token, { name: "bench" }).then(
+      (created) => created.key,
+      () => "",
+    )
     const placeholders: Record<string, string> = {
+      apiKey,
       albumId: album.id,
       artistId: album.artist_id,
       trackId: detail.tracks[0]?.id ?? "",
@@ -321,6 +332,11 @@ const main = async () => {
     const pid = server.pid!
     const idleRssMb = statusMb(pid, "VmRSS")
     log(`server pid ${pid}, ${idleRssMb} MB RSS before the load; wrk ${seconds} s per route after ${warmup} s warm-up`)
+    // Everything shares the machine's cores with wrk and the server: a busy machine makes every figure worse.
+    const loadBefore = os.loadavg()[0]!
+    if (loadBefore > os.availableParallelism()) {
+      log(`warning: load average ${loadBefore.toFixed(1)} on ${os.availableParallelism()} cores: other work is running`)
+    }
 
     interface Row extends WrkResult {
       readonly route: string
@@ -392,6 +408,10 @@ const main = async () => {
       const rss = Math.max(0, ...mine.map((row) => row.rssMb))
       log(`| ${route.name} | ${cells.join(" | ")} | ${errors} | ${rss} |`)
     }
+    const loadAfter = os.loadavg()[0]!
+    log(
+      `load average (1 min): ${loadBefore.toFixed(1)} before the load, ${loadAfter.toFixed(1)} after, on ${os.availableParallelism()} cores`,
+    )
     const peakRssMb = statusMb(pid, "VmHWM")
     log(`server RSS: ${idleRssMb} MB before the load, ${statusMb(pid, "VmRSS")} MB after, ${peakRssMb} MB peak (VmHWM)`)
     log(
@@ -407,6 +427,7 @@ const main = async () => {
           duration: seconds,
           warmup,
           server: { idleRssMb, peakRssMb, errorLogLines: errorLines },
+          loadAverage: { before: loadBefore, after: loadAfter, cores: os.availableParallelism() },
           results: rows.map(({ route, path: routePath, connections, status: checkStatus, ...figures }) => ({
             route,
             path: routePath,

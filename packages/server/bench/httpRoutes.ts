@@ -5,7 +5,8 @@
  * `path` may hold placeholders, filled from the scanned library and the bench's account before the run:
  *   {albumId} {artistId} {trackId}  an album that has a cover, its artist, its first track
  *   {genre}                         the most common genre ("Rock" in the generated library)
- *   {username} {password} {token}   the bench's account and its bearer token (e.g. Subsonic `u`/`p`, `apiKey`)
+ *   {username} {password} {token}   the bench's account and its bearer token (e.g. Subsonic `u`/`p`)
+ *   {apiKey}                        an OpenSubsonic API key of the bench's account (Subsonic `apiKey`)
  */
 export interface BenchRoute {
   /** Short label in the table. */
