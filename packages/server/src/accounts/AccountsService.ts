@@ -41,7 +41,11 @@ import { SessionsService } from "./SessionsService.js"
 import { type UserRecord, UserRepository } from "./UserRepository.js"
 
 const loginUser = (user: UserRecord) => new LoginUser({ id: user.id, username: user.username, is_admin: user.is_admin })
-const sessionUser = (user: UserRecord): SessionUser => ({ id: user.id, username: user.username, isAdmin: user.is_admin })
+const sessionUser = (user: UserRecord): SessionUser => ({
+  id: user.id,
+  username: user.username,
+  isAdmin: user.is_admin,
+})
 const profile = (user: UserRecord) =>
   new Profile({
     id: user.id,
@@ -162,9 +166,8 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       return sessionUser(user.value)
     })
 
-    /** Who a name or an id is, as an authenticated caller (Subsonic token and API-key auth); None if no such user. */
+    /** Who a name is, as an authenticated caller (Subsonic token auth, getUser); None if no such user. */
     const userByName = (username: string) => Effect.map(users.findByUsername(username.trim()), Option.map(sessionUser))
-    const userById = (id: UserId) => Effect.map(users.findById(id), Option.map(sessionUser))
 
     /** Always succeeds for the caller (no account enumeration); delivery happens in the background. */
     const forgotPassword = Effect.fn("AccountsService.forgotPassword")(function* (usernameOrEmail: string) {
@@ -352,7 +355,6 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       login,
       checkPassword,
       userByName,
-      userById,
       forgotPassword,
       resetLink,
       resetLinkFor,

@@ -205,7 +205,11 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
 
     /** Random tracks, optionally within one genre (the genre rule) and an album-year range. */
     const randomTracks = Effect.fn("LibraryService.randomTracks")(function* (
-      filter: { readonly genre?: string | undefined; readonly yearFrom?: number | undefined; readonly yearTo?: number | undefined },
+      filter: {
+        readonly genre?: string | undefined
+        readonly yearFrom?: number | undefined
+        readonly yearTo?: number | undefined
+      },
       limit: number,
     ) {
       const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))

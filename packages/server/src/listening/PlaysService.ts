@@ -218,7 +218,10 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const nowPlaying = Effect.fn("PlaysService.nowPlaying")(function* (minutes: number) {
       const now = yield* currentDate
       const rows = yield* plays.openPlaysSince(new Date(now.getTime() - minutes * 60_000))
-      return rows.map((row) => ({ ...row, minutesAgo: Math.floor((now.getTime() - row.started_at.getTime()) / 60_000) }))
+      return rows.map((row) => ({
+        ...row,
+        minutesAgo: Math.floor((now.getTime() - row.started_at.getTime()) / 60_000),
+      }))
     })
 
     /** Each play's source, pick kind and outcome since `since`: what recommendation metrics roll up. */

@@ -9,7 +9,9 @@ export const SubsonicCredentialsHttpLive = HttpApiBuilder.group(TonearmApi, "sub
     const caller = Effect.map(CurrentSession, (session) => session.user.id)
     return handlers
       .handle("createSubsonicPassword", () => Effect.flatMap(caller, credentials.createPassword))
-      .handle("createApiKey", ({ payload }) => Effect.flatMap(caller, (user) => credentials.createApiKey(user, payload.name)))
+      .handle("createApiKey", ({ payload }) =>
+        Effect.flatMap(caller, (user) => credentials.createApiKey(user, payload.name)),
+      )
       .handle("listApiKeys", () => Effect.flatMap(caller, credentials.listApiKeys))
       .handle("revokeApiKey", ({ path }) => Effect.flatMap(caller, (user) => credentials.revokeApiKey(user, path.id)))
   }),

@@ -12,6 +12,14 @@ export const ApiKeyRecord = Schema.Struct({
   last_used_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
 })
 
+export const KeyOwnerRecord = Schema.Struct({
+  id: ApiKeyId,
+  last_used_at: Schema.NullOr(Schema.DateTimeUtcFromDate),
+  user_id: UserId,
+  username: Schema.String,
+  is_admin: Schema.Boolean,
+})
+
 /** App passwords (encrypted) and API keys (hashed) of Subsonic apps. */
 export class SubsonicCredentialsRepository extends Effect.Service<SubsonicCredentialsRepository>()(
   "@tonearm/server/SubsonicCredentialsRepository",
@@ -54,10 +62,12 @@ export class SubsonicCredentialsRepository extends Effect.Service<SubsonicCreden
           orInternal("SubsonicCredentialsRepository.deleteKey"),
         )
 
-      const keyByHash = (keyHash: Uint8Array) =>
-        sql`SELECT id, user_id, name, created_at, last_used_at FROM subsonic_api_keys WHERE key_hash = ${keyHash}`.pipe(
-          Effect.flatMap(decodeFirst(ApiKeyRecord)),
-          orInternal("SubsonicCredentialsRepository.keyByHash"),
+      /** The key and its owner in one read: API-key auth runs on every request of an app. */
+      const keyOwner = (keyHash: Uint8Array) =>
+        sql`SELECT k.id, k.last_used_at, u.id AS user_id, u.username, u.is_admin
+            FROM subsonic_api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = ${keyHash}`.pipe(
+          Effect.flatMap(decodeFirst(KeyOwnerRecord)),
+          orInternal("SubsonicCredentialsRepository.keyOwner"),
         )
 
       const touchKey = (id: ApiKeyId, now: Date) =>
@@ -66,7 +76,7 @@ export class SubsonicCredentialsRepository extends Effect.Service<SubsonicCreden
           orInternal("SubsonicCredentialsRepository.touchKey"),
         )
 
-      return { savePassword, passwordOf, insertKey, keysOf, deleteKey, keyByHash, touchKey } as const
+      return { savePassword, passwordOf, insertKey, keysOf, deleteKey, keyOwner, touchKey } as const
     }),
   },
 ) {}

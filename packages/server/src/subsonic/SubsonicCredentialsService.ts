@@ -27,7 +27,8 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 /** API keys are used on every request: their last_used_at is written at most once a minute. */
 const TOUCH_EVERY_MS = 60_000
 
-const wrong = () => new SubsonicFailure({ code: SubsonicErrorCode.wrongCredentials, message: "Wrong username or password" })
+const wrong = () =>
+  new SubsonicFailure({ code: SubsonicErrorCode.wrongCredentials, message: "Wrong username or password" })
 
 /**
  * Credentials of Subsonic apps (contract "Subsonic compatibility"): the app password for token auth, stored
@@ -38,17 +39,20 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
   {
     effect: Effect.gen(function* () {
       const store = yield* SubsonicCredentialsRepository
-      const key = yield* SubsonicKey
+      const sealer = yield* SubsonicKey
       const accounts = yield* AccountsService
       const throttle = yield* LoginThrottle
 
       const createPassword = Effect.fn("SubsonicCredentialsService.createPassword")(function* (userId: UserId) {
         const password = randomBytes(18).toString("base64url")
-        yield* store.savePassword(userId, key.encrypt(password), yield* currentDate)
+        yield* store.savePassword(userId, sealer.encrypt(password), yield* currentDate)
         return new SubsonicPassword({ password })
       })
 
-      const createApiKey = Effect.fn("SubsonicCredentialsService.createApiKey")(function* (userId: UserId, name: string) {
+      const createApiKey = Effect.fn("SubsonicCredentialsService.createApiKey")(function* (
+        userId: UserId,
+        name: string,
+      ) {
         const secret = randomBytes(32).toString("base64url")
         const row = yield* store.insertKey(userId, name, sha256(secret), yield* currentDate)
         return new CreatedApiKey({ id: row.id, name: row.name, key: secret, created_at: row.created_at })
@@ -66,38 +70,41 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
         if (!(yield* store.deleteKey(userId, id))) return yield* new NotFound({ message: "no such API key" })
       })
 
-      /** The throttle's verdict first, so a blocked name or address never gets to try. */
-      const throttled = (username: string, clientAddress: string) =>
-        throttle
-          .check(username, clientAddress)
-          .pipe(
-            Effect.catchTag("RateLimited", (error) =>
-              Effect.fail(new SubsonicThrottled({ retryAfterSeconds: error.retry_after_seconds ?? 60 })),
-            ),
-          )
+      /**
+       * A failed attempt: refused with 429 once the name or the address has used up its failures (the login
+       * throttle), else counted. App passwords and API keys are random (144 and 256 bits), so unlike the account
+       * password they are not guessable: their success path skips the throttle's read, and only failures pay it.
+       */
+      const failure = (username: string, clientAddress: string, error: SubsonicFailure) =>
+        throttle.check(username, clientAddress).pipe(
+          Effect.catchTag("RateLimited", (limited) =>
+            Effect.fail(new SubsonicThrottled({ retryAfterSeconds: limited.retry_after_seconds ?? 60 })),
+          ),
+          Effect.zipRight(throttle.recordFailure(username, clientAddress)),
+          Effect.zipRight(Effect.fail(error)),
+        )
 
       const byApiKey = (apiKey: string, clientAddress: string) =>
         Effect.gen(function* () {
-          // Keys have no user name: only the address counts their failures.
-          const name = "subsonic-api-key"
-          yield* throttled(name, clientAddress)
-          const found = yield* store.keyByHash(sha256(apiKey))
-          const user = Option.isSome(found) ? yield* accounts.userById(found.value.user_id) : Option.none()
-          if (Option.isNone(found) || Option.isNone(user)) {
-            yield* throttle.recordFailure(name, clientAddress)
-            return yield* new SubsonicFailure({ code: SubsonicErrorCode.invalidApiKey, message: "Invalid API key" })
+          const found = yield* store.keyOwner(sha256(apiKey))
+          if (Option.isNone(found)) {
+            // Keys have no user name: their failures count against the address alone.
+            return yield* failure(
+              `api-key@${clientAddress}`,
+              clientAddress,
+              new SubsonicFailure({ code: SubsonicErrorCode.invalidApiKey, message: "Invalid API key" }),
+            )
           }
+          const key = found.value
           const now = yield* currentDate
-          const last = found.value.last_used_at
-          if (last === null || now.getTime() - last.epochMillis > TOUCH_EVERY_MS) {
-            yield* store.touchKey(found.value.id, now)
+          if (key.last_used_at === null || now.getTime() - key.last_used_at.epochMillis > TOUCH_EVERY_MS) {
+            yield* store.touchKey(key.id, now)
           }
-          return user.value
+          return { id: key.user_id, username: key.username, isAdmin: key.is_admin }
         })
 
       const byToken = (username: string, token: string, salt: string, clientAddress: string) =>
         Effect.gen(function* () {
-          yield* throttled(username, clientAddress)
           const user = yield* accounts.userByName(username)
           const sealed = Option.isSome(user) ? yield* store.passwordOf(user.value.id) : undefined
           if (Option.isSome(user) && sealed === undefined) {
@@ -107,12 +114,10 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
                 "Token authentication needs an app password: create one with POST /api/me/subsonic-password, or sign in with u and p",
             })
           }
-          const password = sealed === undefined ? undefined : key.decrypt(sealed)
+          const password = sealed === undefined ? undefined : sealer.decrypt(sealed)
           if (Option.isNone(user) || password === undefined || !subsonicTokenMatches(password, salt, token)) {
-            yield* throttle.recordFailure(username, clientAddress)
-            return yield* wrong()
+            return yield* failure(username, clientAddress, wrong())
           }
-          yield* throttle.recordSuccess(username, clientAddress)
           return user.value
         })
 
@@ -123,7 +128,8 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
           return yield* accounts.checkPassword(username, password, clientAddress).pipe(
             Effect.catchTags({
               InvalidCredentials: () => Effect.fail(wrong()),
-              RateLimited: (error) => Effect.fail(new SubsonicThrottled({ retryAfterSeconds: error.retry_after_seconds ?? 60 })),
+              RateLimited: (error) =>
+                Effect.fail(new SubsonicThrottled({ retryAfterSeconds: error.retry_after_seconds ?? 60 })),
             }),
           )
         })

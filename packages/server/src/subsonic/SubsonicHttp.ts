@@ -2,6 +2,7 @@ import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } fro
 import {
   AlbumId,
   ArtistId,
+  SubsonicErrorCode as Codes,
   isSafeJsonpCallback,
   PlaylistId,
   parseCoverArtId,
@@ -10,11 +11,10 @@ import {
   SUBSONIC_SERVER_TYPE,
   SUBSONIC_XML_TEXT_CHILDREN,
   type SubsonicErrorCode,
-  SubsonicErrorCode as Codes,
   SubsonicFailure,
   type SubsonicPayload,
-  TrackId,
   TRANSCODE_FORMATS,
+  TrackId,
   type TranscodeFormat,
   toXml,
   type XmlObject,
@@ -46,7 +46,10 @@ export const SUBSONIC_ROUTES = [
 
 const COVER_CACHE_CONTROL = "max-age=86400, must-revalidate"
 
-type Format = { readonly kind: "xml" } | { readonly kind: "json" } | { readonly kind: "jsonp"; readonly callback: string }
+type Format =
+  | { readonly kind: "xml" }
+  | { readonly kind: "json" }
+  | { readonly kind: "jsonp"; readonly callback: string }
 
 const envelope = (status: "ok" | "failed") => ({
   status,
@@ -262,7 +265,9 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
       if (format instanceof SubsonicFailure) return failed({ kind: "xml" }, format.code, format.message)
       // OpenSubsonic: the extension list answers without credentials.
       if (method === "getOpenSubsonicExtensions") {
-        return render(format, "ok", { openSubsonicExtensions: OPEN_SUBSONIC_EXTENSIONS.map((e) => ({ ...e, versions: [...e.versions] })) })
+        return render(format, "ok", {
+          openSubsonicExtensions: OPEN_SUBSONIC_EXTENSIONS.map((e) => ({ ...e, versions: [...e.versions] })),
+        })
       }
       const run = methods[method]
       if (run === undefined) return failed(format, Codes.notFound, `Unknown method: ${method}`, 404)
@@ -295,7 +300,10 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
           )
         }),
         Effect.catchAllDefect((defect) =>
-          Effect.as(Effect.logError(`subsonic ${method} failed`, defect), failed(format, Codes.generic, "Internal error")),
+          Effect.as(
+            Effect.logError(`subsonic ${method} failed`, defect),
+            failed(format, Codes.generic, "Internal error"),
+          ),
         ),
       )
     })
@@ -304,4 +312,3 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/rest/:method", handle)
   }),
 )
-

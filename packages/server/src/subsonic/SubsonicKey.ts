@@ -59,7 +59,9 @@ export const SubsonicKeyLive = Layer.effect(
           const bytes = Buffer.from(sealed)
           const decipher = createDecipheriv("aes-256-gcm", Redacted.value(key), bytes.subarray(0, IV_BYTES))
           decipher.setAuthTag(bytes.subarray(IV_BYTES, IV_BYTES + TAG_BYTES))
-          return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString("utf8")
+          return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES + TAG_BYTES)), decipher.final()]).toString(
+            "utf8",
+          )
         } catch {
           return undefined
         }

@@ -2,25 +2,25 @@ import {
   type AlbumFacts,
   AlbumId,
   type AlbumRef,
-  albumChildOf,
-  albumID3Of,
   type Artist,
   ArtistId,
+  albumChildOf,
+  albumID3Of,
   artistID3Of,
   deviceClassOfClient,
   IGNORED_ARTICLES,
-  missingParameter,
   indexArtistOf,
   indexArtists,
+  missingParameter,
   NotFound,
   type PlaylistDetail,
   PlaylistId,
   type PlaylistRow,
   type SessionUser,
   SUBSONIC_MUSIC_FOLDER_ID,
-  type SubsonicPayload,
   SubsonicErrorCode,
   SubsonicFailure,
+  type SubsonicPayload,
   songOf,
   type Track,
   TrackId,
@@ -32,10 +32,11 @@ import { LibraryService, ScanService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
 import { PlaylistsService } from "../playlists/index.js"
 import { RadioService, SimilarArtistsService } from "../recommendations/index.js"
-import type { SubsonicParams } from "./params.js"
 import { PlayQueueRepository } from "./PlayQueueRepository.js"
+import type { SubsonicParams } from "./params.js"
 
-const notFound = (what: string) => new SubsonicFailure({ code: SubsonicErrorCode.notFound, message: `${what} not found` })
+const notFound = (what: string) =>
+  new SubsonicFailure({ code: SubsonicErrorCode.notFound, message: `${what} not found` })
 const notAuthorized = (message: string) => new SubsonicFailure({ code: SubsonicErrorCode.notAuthorized, message })
 
 const isUuid = Schema.is(Schema.UUID)
@@ -68,13 +69,23 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const starredOf = (user: SessionUser, entity: "track" | "album" | "artist", ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed(new Map<string, Date>())
-        : Effect.map(likes.likedAmong(user.id, entity, ids), (rows) => new Map(rows.map((row) => [row.entity_id, row.liked_at])))
+        : Effect.map(
+            likes.likedAmong(user.id, entity, ids),
+            (rows) => new Map(rows.map((row) => [row.entity_id, row.liked_at])),
+          )
 
     const songs = (user: SessionUser, tracks: ReadonlyArray<Track>) =>
       Effect.gen(function* () {
         const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
         const [albums, starred] = yield* Effect.all(
-          [library.albumsByIds(albumIds), starredOf(user, "track", tracks.map((track) => track.id))],
+          [
+            library.albumsByIds(albumIds),
+            starredOf(
+              user,
+              "track",
+              tracks.map((track) => track.id),
+            ),
+          ],
           { concurrency: 2 },
         )
         const facts = new Map<string, AlbumFacts>(
@@ -84,20 +95,40 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       })
 
     const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(starredOf(user, "album", albums.map((album) => album.id)), (starred) =>
-        albums.map((album) => albumID3Of(album, undefined, starred.get(album.id))),
+      Effect.map(
+        starredOf(
+          user,
+          "album",
+          albums.map((album) => album.id),
+        ),
+        (starred) => albums.map((album) => albumID3Of(album, undefined, starred.get(album.id))),
       )
     const albumChildren = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(starredOf(user, "album", albums.map((album) => album.id)), (starred) =>
-        albums.map((album) => albumChildOf(album, starred.get(album.id))),
+      Effect.map(
+        starredOf(
+          user,
+          "album",
+          albums.map((album) => album.id),
+        ),
+        (starred) => albums.map((album) => albumChildOf(album, starred.get(album.id))),
       )
     const artistsID3 = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(starredOf(user, "artist", artists.map((artist) => artist.id)), (starred) =>
-        artists.map((artist) => artistID3Of(artist, starred.get(artist.id))),
+      Effect.map(
+        starredOf(
+          user,
+          "artist",
+          artists.map((artist) => artist.id),
+        ),
+        (starred) => artists.map((artist) => artistID3Of(artist, starred.get(artist.id))),
       )
     const indexArtistList = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(starredOf(user, "artist", artists.map((artist) => artist.id)), (starred) =>
-        artists.map((artist) => indexArtistOf(artist, starred.get(artist.id))),
+      Effect.map(
+        starredOf(
+          user,
+          "artist",
+          artists.map((artist) => artist.id),
+        ),
+        (starred) => artists.map((artist) => indexArtistOf(artist, starred.get(artist.id))),
       )
 
     /** Which kind of entity a bare Subsonic id names (getMusicDirectory, star, getSimilarSongs). */
@@ -111,12 +142,18 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       })
 
     const orNotFound = <A, E, R>(effect: Effect.Effect<A, E | NotFound, R>, what: string) =>
-      Effect.catchIf(effect, (error): error is NotFound => error instanceof NotFound, () => Effect.fail(notFound(what)))
+      Effect.catchIf(
+        effect,
+        (error): error is NotFound => error instanceof NotFound,
+        () => Effect.fail(notFound(what)),
+      )
 
     // ---- browsing -------------------------------------------------------------------------------------
 
     const getMusicFolders = () =>
-      Effect.succeed<SubsonicPayload>({ musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] } })
+      Effect.succeed<SubsonicPayload>({
+        musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] },
+      })
 
     const getIndexes = (user: SessionUser) =>
       Effect.gen(function* () {
@@ -405,14 +442,17 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
 
     /** Another user's playlist does not exist for the caller (70), exactly as in the JSON API. */
     const playlistDetail = (user: SessionUser, id: string) =>
-      Effect.flatMap(uuidOr70(id, "Playlist"), (uuid) => orNotFound(playlists.get(user.id, PlaylistId.make(uuid)), "Playlist"))
+      Effect.flatMap(uuidOr70(id, "Playlist"), (uuid) =>
+        orNotFound(playlists.get(user.id, PlaylistId.make(uuid)), "Playlist"),
+      )
 
     /** A system playlist can't be edited: Subsonic's "not authorized" (50); an unknown id is 70. */
     const editing = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       effect.pipe(
         Effect.mapError((error) => {
           const tag = (error as { _tag?: string })._tag
-          if (tag === "Conflict") return notAuthorized("System playlists are rebuilt by the server and cannot be edited")
+          if (tag === "Conflict")
+            return notAuthorized("System playlists are rebuilt by the server and cannot be edited")
           if (tag === "NotFound") {
             return notFound((error as { message: string }).message.includes("track") ? "Song" : "Playlist")
           }
@@ -433,9 +473,15 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       })
 
     const playlistPayload = (user: SessionUser, detail: PlaylistDetail) =>
-      Effect.map(songs(user, detail.tracks.map((entry) => entry.track)), (entry) => ({
-        playlist: { ...playlistOf(user, detail), entry },
-      }))
+      Effect.map(
+        songs(
+          user,
+          detail.tracks.map((entry) => entry.track),
+        ),
+        (entry) => ({
+          playlist: { ...playlistOf(user, detail), entry },
+        }),
+      )
 
     const getPlaylist = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
@@ -462,7 +508,13 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           yield* editing(playlists.update(user.id, existing.id, { name }))
         }
         if (existing.tracks.length > 0) {
-          yield* editing(playlists.removeEntries(user.id, existing.id, existing.tracks.map((entry) => entry.entry_id)))
+          yield* editing(
+            playlists.removeEntries(
+              user.id,
+              existing.id,
+              existing.tracks.map((entry) => entry.entry_id),
+            ),
+          )
         } else if (existing.system_variant !== null) {
           return yield* notAuthorized("System playlists are rebuilt by the server and cannot be edited")
         }
@@ -536,7 +588,10 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const star = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         for (const target of yield* starTargets(params)) {
-          yield* orNotFound(likes.like(user.id, target.entity, target.id), target.entity === "track" ? "Song" : target.entity)
+          yield* orNotFound(
+            likes.like(user.id, target.entity, target.id),
+            target.entity === "track" ? "Song" : target.entity,
+          )
         }
         return {} satisfies SubsonicPayload
       })
@@ -643,7 +698,8 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         const id = yield* params.required("id")
         const count = clamp(yield* params.int("count", 50), 200)
         const kind = yield* kindOf(id)
-        if (kind === undefined || (artistOnly && kind !== "artist")) return yield* notFound(artistOnly ? "Artist" : "Item")
+        if (kind === undefined || (artistOnly && kind !== "artist"))
+          return yield* notFound(artistOnly ? "Artist" : "Item")
         if (count === 0) return []
         const seed =
           kind === "track"
@@ -652,7 +708,10 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
               ? { kind, id: AlbumId.make(id) }
               : { kind, id: ArtistId.make(id) }
         const started = yield* orNotFound(radio.start(user.id, { seed, size: count }), "Item")
-        return yield* songs(user, started.tracks.filter((track) => track.id !== id))
+        return yield* songs(
+          user,
+          started.tracks.filter((track) => track.id !== id),
+        )
       })
 
     const getSimilarSongs = (user: SessionUser, params: SubsonicParams) =>

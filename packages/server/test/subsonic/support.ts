@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto"
-import { SubsonicJsonResponse } from "@tonearm/core"
 import { expect } from "@effect/vitest"
+import { SubsonicJsonResponse } from "@tonearm/core"
 import { Effect, Either, Schema } from "effect"
 import { type RawResponse, raw } from "../support/raw.js"
 import { xsdProblems } from "./xsdShape.js"
@@ -18,7 +18,13 @@ export const withEncodedPassword = (username: string, password: string): Auth =>
 /** u + t + s against the app password */
 export const withToken = (username: string, appPassword: string): Auth => {
   const s = randomBytes(6).toString("hex")
-  return { u: username, s, t: createHash("md5").update(appPassword + s).digest("hex") }
+  return {
+    u: username,
+    s,
+    t: createHash("md5")
+      .update(appPassword + s)
+      .digest("hex"),
+  }
 }
 export const withApiKey = (apiKey: string): Auth => ({ apiKey })
 
@@ -53,7 +59,12 @@ const decodeJson = Schema.decodeUnknownEither(SubsonicJsonResponse, { onExcessPr
  * One raw call in JSON (`f=json`): the answer must decode against the OpenSubsonic response schemas, with no
  * field the schemas don't know.
  */
-export const callJson = (method: string, params: Params, auth: Auth, options: { post?: boolean; view?: boolean } = {}) =>
+export const callJson = (
+  method: string,
+  params: Params,
+  auth: Auth,
+  options: { post?: boolean; view?: boolean } = {},
+) =>
   Effect.gen(function* () {
     const path = `/rest/${method}${options.view === false ? "" : ".view"}`
     const all = query({ ...auth, c: "vitest", v: "1.16.1", f: "json", ...params })
@@ -65,7 +76,8 @@ export const callJson = (method: string, params: Params, auth: Auth, options: { 
       : yield* raw("GET", `${path}?${all}`, { headers: freshAddress() })
     expect(http.headers.get("content-type")).toContain("application/json")
     const decoded = decodeJson(http.json)
-    if (Either.isLeft(decoded)) throw new Error(`${method}: JSON answer off the schema: ${decoded.left.message}\n${http.text}`)
+    if (Either.isLeft(decoded))
+      throw new Error(`${method}: JSON answer off the schema: ${decoded.left.message}\n${http.text}`)
     return { http, body: (http.json as { "subsonic-response": SubsonicAnswer["body"] })["subsonic-response"] }
   })
 

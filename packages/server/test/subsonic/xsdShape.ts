@@ -187,7 +187,11 @@ export const SHAPES: Readonly<Record<string, ElementShape>> = {
     children: { index: "index", shortcut: "artist", child: "child" },
   },
   index: { attributes: { name: "string" }, required: ["name"], children: { artist: "artist" } },
-  artists: { attributes: { ignoredArticles: "string" }, required: ["ignoredArticles"], children: { index: "indexID3" } },
+  artists: {
+    attributes: { ignoredArticles: "string" },
+    required: ["ignoredArticles"],
+    children: { index: "indexID3" },
+  },
   indexID3: { attributes: { name: "string" }, required: ["name"], children: { artist: "artistID3" } },
   artist,
   artistID3,
