@@ -298,8 +298,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       )
 
     /** A seeded shuffle within a genre (the genre rule's index) and an album-year range (undated never match). */
-    const shuffleWhere = (seed: string, limit: number, filter: AlbumFilter) => {
-      const clauses = [sql`TRUE`]
+    const shuffleWhere = (seed: string, limit: number, filter: AlbumFilter, userId?: string) => {
+      const clauses = [notFlaggedBy(userId)]
       if (filter.genre !== undefined) {
         clauses.push(sql`t.id IN (SELECT g.track_id FROM track_genres g WHERE g.genre = ${filter.genre})`)
       }

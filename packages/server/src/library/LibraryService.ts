@@ -203,7 +203,10 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       return page.items.map(toAlbumRef)
     })
 
-    /** Random tracks, optionally within one genre (the genre rule) and an album-year range. */
+    /**
+     * Random tracks, optionally within one genre (the genre rule) and an album-year range; for a listener,
+     * the tracks they flagged (quarantine) stay out, as in `shuffle`.
+     */
     const randomTracks = Effect.fn("LibraryService.randomTracks")(function* (
       filter: {
         readonly genre?: string | undefined
@@ -211,14 +214,20 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         readonly yearTo?: number | undefined
       },
       limit: number,
+      user?: UserId,
     ) {
       const seed = String(yield* Random.nextIntBetween(0, 2 ** 31 - 1))
       const genre = filter.genre?.trim() === "" ? undefined : filter.genre?.trim()
-      const rows = yield* browse.shuffleWhere(seed, clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX), {
-        genre,
-        yearFrom: filter.yearFrom,
-        yearTo: filter.yearTo,
-      })
+      const rows = yield* browse.shuffleWhere(
+        seed,
+        clampLimit(limit, SHUFFLE_DEFAULT, SHUFFLE_MAX),
+        {
+          genre,
+          yearFrom: filter.yearFrom,
+          yearTo: filter.yearTo,
+        },
+        user,
+      )
       return rows.map(toTrack)
     })
 

@@ -343,6 +343,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         const tracks = yield* library.randomTracks(
           { genre: params.get("genre"), yearFrom: yield* params.int("fromYear"), yearTo: yield* params.int("toYear") },
           Math.max(size, 1),
+          user.id,
         )
         return { randomSongs: { song: yield* songs(user, tracks.slice(0, size)) } } satisfies SubsonicPayload
       })

@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { ArtistId, QuarantineId, TrackId } from "@tonearm/core"
 import { Effect } from "effect"
-import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
+import { createAndLogIn, PASSWORD, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
 import { scanNow } from "../support/library.js"
 import { arrangePlays, type LibraryTrackRow, libraryTracks, syntheticLibrary } from "../support/listening.js"
 import { raw, rawJson } from "../support/raw.js"
@@ -154,6 +154,27 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         expect(yield* shuffleIds(alice)).not.toContain(flagged)
         expect(yield* shuffleIds(alice)).toHaveLength(tracks.length - 1)
         expect(yield* shuffleIds(bob)).toContain(flagged)
+      }),
+    )
+
+    it.effect("a flagged track disappears from that user's Subsonic random songs; other users still get it", () =>
+      Effect.gen(function* () {
+        const flagged = [...flaggedByAlice][0]!
+        const randomSongs = (who: string) =>
+          Effect.map(
+            raw(
+              "GET",
+              `/rest/getRandomSongs?${new URLSearchParams({ u: who, p: PASSWORD, c: "vitest", v: "1.16.1", f: "json", size: "500" })}`,
+            ),
+            (response) =>
+              (response.json as { "subsonic-response": { randomSongs: { song?: Array<{ id: string }> } } })[
+                "subsonic-response"
+              ].randomSongs.song?.map((song) => song.id) ?? [],
+          )
+        const alices = yield* randomSongs("alice")
+        expect(alices).toHaveLength(tracks.length - 1)
+        expect(alices).not.toContain(flagged)
+        expect(yield* randomSongs("bob")).toContain(flagged)
       }),
     )
 
