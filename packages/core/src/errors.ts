@@ -117,6 +117,12 @@ export class UnknownKind extends coded(
   "unknown_kind",
   400,
 ) {}
+/** Saving the manager without a root folder and both profile ids (spec "Errors"). */
+export class MissingDefaults extends coded(
+  Schema.TaggedError<MissingDefaults>()("MissingDefaults", Message),
+  "missing_defaults",
+  400,
+) {}
 export class ServiceUnavailable extends coded(
   Schema.TaggedError<ServiceUnavailable>()("ServiceUnavailable", Message),
   "service_unavailable",
@@ -145,6 +151,7 @@ export const API_ERRORS = [
   InvalidTrackId,
   NotRefreshable,
   UnknownKind,
+  MissingDefaults,
 ] as const
 
 export type ApiError = InstanceType<(typeof API_ERRORS)[number]>

@@ -36,7 +36,112 @@ export interface TonearmSettings {
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
   readonly radio: RadioSettings
+  /** Providers, enrichment runs, the manager's reconciler (absent: the defaults). */
+  readonly enrichment?: EnrichmentSettings | undefined
 }
+
+export interface ProviderSettings {
+  readonly baseUrl: string
+  /** The key used until an admin sets one (PATCH /api/admin/tag-sources/{id}). */
+  readonly apiKey: string | null
+  /** Least time between two request starts to this provider, per replica. */
+  readonly throttleMs: number
+}
+
+export interface EnrichmentSettings {
+  readonly userAgent: string
+  readonly musicbrainz: ProviderSettings
+  readonly lastfm: ProviderSettings
+  readonly listenbrainz: ProviderSettings
+  /** ListenBrainz's similar-artist service (labs API); shares the listenbrainz throttle. */
+  readonly listenbrainzLabsUrl: string
+  readonly coverartarchive: ProviderSettings
+  readonly requestTimeoutMs: number
+  /** Retries of a failed provider request: doubling from base, capped, then the row is failed. */
+  readonly retryBaseMs: number
+  readonly retryMaxMs: number
+  readonly maxAttempts: number
+  /** How often the drain looks for new or changed albums and artists when nothing woke it. */
+  readonly pollMs: number
+  /** How long a provider's similar artists for one seed are kept. */
+  readonly similarCacheHours: number
+  /** How often unconfirmed manager adds are re-sent, and availability checked. */
+  readonly reconcileMs: number
+  readonly managerTimeoutMs: number
+  /** Suggestion art lookups at once (spec "Limits": bounded concurrency). */
+  readonly suggestionArtConcurrency: number
+}
+
+export const ENRICHMENT_DEFAULTS: EnrichmentSettings = {
+  userAgent: "Tonearm/1.0 ( https://github.com/tonearm-music/tonearm )",
+  // MusicBrainz asks for at most one request per second and a meaningful User-Agent.
+  musicbrainz: { baseUrl: "https://musicbrainz.org", apiKey: null, throttleMs: 1000 },
+  lastfm: { baseUrl: "https://ws.audioscrobbler.com", apiKey: null, throttleMs: 250 },
+  listenbrainz: { baseUrl: "https://api.listenbrainz.org", apiKey: null, throttleMs: 500 },
+  listenbrainzLabsUrl: "https://labs.api.listenbrainz.org",
+  coverartarchive: { baseUrl: "https://coverartarchive.org", apiKey: null, throttleMs: 250 },
+  requestTimeoutMs: 10_000,
+  retryBaseMs: 60_000,
+  retryMaxMs: 6 * 3_600_000,
+  maxAttempts: 5,
+  pollMs: 60_000,
+  similarCacheHours: 24 * 7,
+  reconcileMs: 60_000,
+  managerTimeoutMs: 5_000,
+  suggestionArtConcurrency: 4,
+}
+
+const providerConfig = (name: string, defaults: ProviderSettings) =>
+  Config.all({
+    baseUrl: Config.string(`TONEARM_${name}_URL`).pipe(Config.withDefault(defaults.baseUrl)),
+    apiKey: Config.string(`TONEARM_${name}_API_KEY`).pipe(
+      Config.option,
+      Config.map((key) => Option.getOrNull(key)),
+    ),
+    throttleMs: Config.integer(`TONEARM_${name}_THROTTLE_MS`).pipe(
+      Config.validate({ message: "must be zero or more milliseconds", validation: (ms) => ms >= 0 }),
+      Config.withDefault(defaults.throttleMs),
+    ),
+  })
+
+const positiveMs = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: "must be a positive number of milliseconds", validation: (ms) => ms >= 1 }),
+    Config.withDefault(fallback),
+  )
+
+export const enrichmentConfig = Config.all({
+  userAgent: Config.string("TONEARM_USER_AGENT").pipe(Config.withDefault(ENRICHMENT_DEFAULTS.userAgent)),
+  musicbrainz: providerConfig("MUSICBRAINZ", ENRICHMENT_DEFAULTS.musicbrainz),
+  lastfm: providerConfig("LASTFM", ENRICHMENT_DEFAULTS.lastfm),
+  listenbrainz: providerConfig("LISTENBRAINZ", ENRICHMENT_DEFAULTS.listenbrainz),
+  listenbrainzLabsUrl: Config.string("TONEARM_LISTENBRAINZ_LABS_URL").pipe(
+    Config.withDefault(ENRICHMENT_DEFAULTS.listenbrainzLabsUrl),
+  ),
+  coverartarchive: providerConfig("COVERARTARCHIVE", ENRICHMENT_DEFAULTS.coverartarchive),
+  requestTimeoutMs: positiveMs("TONEARM_PROVIDER_TIMEOUT_MS", ENRICHMENT_DEFAULTS.requestTimeoutMs),
+  retryBaseMs: positiveMs("TONEARM_ENRICHMENT_RETRY_BASE_MS", ENRICHMENT_DEFAULTS.retryBaseMs),
+  retryMaxMs: positiveMs("TONEARM_ENRICHMENT_RETRY_MAX_MS", ENRICHMENT_DEFAULTS.retryMaxMs),
+  maxAttempts: Config.integer("TONEARM_ENRICHMENT_MAX_ATTEMPTS").pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
+    Config.withDefault(ENRICHMENT_DEFAULTS.maxAttempts),
+  ),
+  pollMs: positiveMs("TONEARM_ENRICHMENT_POLL_MS", ENRICHMENT_DEFAULTS.pollMs),
+  similarCacheHours: Config.number("TONEARM_SIMILAR_CACHE_HOURS").pipe(
+    Config.validate({ message: "must be zero or more hours", validation: (hours) => hours >= 0 }),
+    Config.withDefault(ENRICHMENT_DEFAULTS.similarCacheHours),
+  ),
+  reconcileMs: positiveMs("TONEARM_MANAGER_RECONCILE_MS", ENRICHMENT_DEFAULTS.reconcileMs),
+  managerTimeoutMs: positiveMs("TONEARM_MANAGER_TIMEOUT_MS", ENRICHMENT_DEFAULTS.managerTimeoutMs),
+  suggestionArtConcurrency: Config.integer("TONEARM_SUGGESTION_ART_CONCURRENCY").pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
+    Config.withDefault(ENRICHMENT_DEFAULTS.suggestionArtConcurrency),
+  ),
+})
+
+/** The enrichment settings of a config (a test's config may leave them out). */
+export const enrichmentSettingsOf = (settings: TonearmSettings): EnrichmentSettings =>
+  settings.enrichment ?? ENRICHMENT_DEFAULTS
 
 export interface RadioSettings {
   readonly recentlyPlayedHours: number
@@ -88,7 +193,9 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
           Config.withDefault(RADIO_DEFAULTS.sizeMax),
         ),
       })
+      const enrichment = yield* enrichmentConfig
       return {
+        enrichment,
         sseHeartbeatSeconds,
         radio,
         port,

@@ -454,6 +454,25 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         } satisfies TidyOutcome
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
+    /** Enrichment found a MusicBrainz id for an artist or album that had none (a tagged one is never replaced). */
+    const adoptMbid = (kind: "album" | "artist", id: string, mbid: string) =>
+      (kind === "album"
+        ? sql<{ id: string }>`UPDATE indexed_albums SET mbid = ${mbid} WHERE id = ${id} AND mbid IS NULL RETURNING id`
+        : sql<{ id: string }>`UPDATE indexed_artists SET mbid = ${mbid} WHERE id = ${id} AND mbid IS NULL RETURNING id`
+      ).pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("CatalogRepository.adoptMbid"),
+      )
+
+    /** An external provider's cover for an album without one (a local sidecar or embedded picture always wins). */
+    const adoptExternalCover = (albumId: string, source: string, coverPath: string) =>
+      sql<{ id: string }>`
+        UPDATE indexed_albums SET cover_art_source = ${source}, cover_path = ${coverPath}
+        WHERE id = ${albumId} AND cover_art_source IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("CatalogRepository.adoptExternalCover"),
+      )
+
     return {
       knownTracks,
       knownErrors,
@@ -467,6 +486,8 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       forgetFolders,
       forgetErrors,
       tidy,
+      adoptMbid,
+      adoptExternalCover,
     } as const
   }),
 }) {}

@@ -35,10 +35,6 @@ export const CoversHttpLive = HttpApiBuilder.group(TonearmApi, "covers", (handle
   }),
 )
 
-export const CoverSourcesHttpLive = HttpApiBuilder.group(TonearmApi, "coverSources", (handlers) =>
-  Effect.map(LibraryService, (library) => handlers.handle("list", () => library.coverSources)),
-)
-
 export const ScanHttpLive = HttpApiBuilder.group(TonearmApi, "scan", (handlers) =>
   Effect.gen(function* () {
     const scans = yield* ScanService

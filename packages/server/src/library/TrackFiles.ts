@@ -32,11 +32,14 @@ export const resolveInLibrary = (root: string, relative: string) =>
     }
   })
 
+/** Where covers fetched from external providers are kept (their `cover_path` is relative to it). */
+export const externalCoversDir = (dataDir: string) => path.join(dataDir, "covers", "external")
+
 /** The files behind tracks and album covers, for the stream, cast and cover routes. */
 export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/TrackFiles", {
   effect: Effect.gen(function* () {
     const browse = yield* BrowseRepository
-    const { libraryDir } = yield* TonearmConfig
+    const { libraryDir, dataDir } = yield* TonearmConfig
 
     /** A track's row, without touching its file (cast tokens). */
     const track = browse.trackFile
@@ -62,7 +65,9 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         if (Option.isNone(row) || row.value.cover_art_source === null || row.value.cover_path === null)
           return Option.none()
         const source = row.value.cover_art_source
-        const file = yield* resolveInLibrary(libraryDir, row.value.cover_path)
+        // A local cover lies in the library; an external provider's was saved under the data directory.
+        const local = source === "sidecar" || source === "embedded"
+        const file = yield* resolveInLibrary(local ? libraryDir : externalCoversDir(dataDir), row.value.cover_path)
         return Option.map(file, (found) => ({ ...found, source }))
       })
 

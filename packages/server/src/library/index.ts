@@ -1,6 +1,6 @@
 export { CoverService } from "./CoverService.js"
+export { LibraryEnrichment } from "./LibraryEnrichment.js"
 export {
-  CoverSourcesHttpLive,
   CoversHttpLive,
   LibraryHttpLive,
   MissingTracksHttpLive,
@@ -11,5 +11,5 @@ export { LibraryWatcherLive } from "./LibraryWatcher.js"
 export { ParsePool } from "./ParsePool.js"
 export { Scanner, type ScanProgress, type ScanSummary } from "./Scanner.js"
 export { BootScanLive, ScanService } from "./ScanService.js"
-export { type LibraryFile, TrackFiles } from "./TrackFiles.js"
+export { externalCoversDir, type LibraryFile, TrackFiles } from "./TrackFiles.js"
 export { TrackRemoval } from "./TrackRemoval.js"

@@ -22,6 +22,7 @@ import { Effect, Option } from "effect"
 import { currentDate } from "../clock.js"
 import { LibraryService } from "../library/index.js"
 import { PlaylistsService } from "../playlists/index.js"
+import { RequestsService } from "../requests/index.js"
 import { RebuildService } from "./RebuildService.js"
 import { SnoozeRepository } from "./SnoozeRepository.js"
 import { SuggestionSources, similarFromAll } from "./SuggestionSources.js"
@@ -45,6 +46,7 @@ export class DiscoverService extends Effect.Service<DiscoverService>()("@tonearm
     const playlists = yield* PlaylistsService
     const library = yield* LibraryService
     const sources = yield* SuggestionSources
+    const requests = yield* RequestsService
 
     const snooze = Effect.fn("DiscoverService.snooze")(function* (user: UserId, mbid: Mbid, request: SnoozeRequest) {
       const now = yield* currentDate
@@ -118,7 +120,12 @@ export class DiscoverService extends Effect.Service<DiscoverService>()("@tonearm
           ),
         ),
       )
-      return ranked.map((entry) => new Suggestion({ ...entry, tags: [...entry.tags] }))
+      // Art from the manager's artist lookup, resolved now and never cached; absent when it has none.
+      const images = yield* requests.artistImages(ranked.map((entry) => entry.mbid))
+      return ranked.map((entry) => {
+        const image = images.get(entry.mbid)
+        return new Suggestion({ ...entry, tags: [...entry.tags], ...(image === undefined ? {} : { image_url: image }) })
+      })
     })
 
     /**

@@ -6,6 +6,7 @@ import { AccountsService } from "../accounts/index.js"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate, daysBefore } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { EnrichmentService } from "../enrichment/index.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
@@ -53,6 +54,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
   effect: Effect.gen(function* () {
     const engine = yield* RecommendationEngine
     const library = yield* LibraryService
+    const enrichment = yield* EnrichmentService
     const plays = yield* PlaysService
     const likes = yield* LikesService
     const accounts = yield* AccountsService
@@ -67,9 +69,14 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     const sql = yield* SqlClient.SqlClient
 
     /** The library as the engine reads it; the version lets the engine keep its prepared catalog. */
+    // Enriched tags ride on the catalog's tracks (the profile's tag and mood weights); their revision is part of
+    // the version so the engine re-prepares its catalog when enrichment adds tags.
     const catalogSource: Effect.Effect<CatalogSource, import("@tonearm/core").Internal> = Effect.map(
-      changes.libraryVersion,
-      (version) => ({ version, load: library.catalogTracks }),
+      Effect.all([changes.libraryVersion, enrichment.tagsRevision]),
+      ([version, tags]) => ({
+        version: `${version}:${tags}`,
+        load: enrichment.withEnrichedTags(library.catalogTracks),
+      }),
     )
 
     const shared = yield* Ref.make<{ readonly at: number; readonly counts: SharedPlayCounts } | undefined>(undefined)

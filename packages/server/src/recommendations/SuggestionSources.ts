@@ -2,6 +2,7 @@ import type { ArtistId, Internal } from "@tonearm/core"
 import type { SuggestionCandidate } from "@tonearm/recommend"
 import { Context, Effect, Layer } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
+import { EnrichmentService } from "../enrichment/index.js"
 import { LibraryService } from "../library/index.js"
 import { PlaysService } from "../listening/index.js"
 import { RebuildService } from "./RebuildService.js"
@@ -77,6 +78,19 @@ export class SuggestionSources extends Context.Tag("@tonearm/server/SuggestionSo
     }),
   )
 }
+
+/**
+ * The in-library source plus every provider's similar artists (Last.fm, ListenBrainz: out-of-library artists
+ * by MusicBrainz id); a provider that is off or unreachable answers nothing.
+ */
+export const SuggestionSourcesLive = Layer.effect(
+  SuggestionSources,
+  Effect.gen(function* () {
+    const local = yield* SuggestionSources
+    const enrichment = yield* EnrichmentService
+    return [...local, ...enrichment.similarSources]
+  }),
+).pipe(Layer.provide(SuggestionSources.inLibrary))
 
 /**
  * Every source's candidates for the seeds, each artist once per seed (an in-library artist by its artist id,

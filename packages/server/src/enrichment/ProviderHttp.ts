@@ -1,0 +1,122 @@
+import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { nextRequestSlot } from "@tonearm/core"
+import { Clock, Data, Duration, Effect, Schema } from "effect"
+import { type EnrichmentSettings, enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
+
+/** A provider request that did not give a usable answer: down, 5xx, 429, timeout or garbage. Retried with backoff. */
+export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
+  readonly provider: string
+  readonly message: string
+}> {}
+
+/** The provider answered that it does not know the entity (404 or its own "not found"): settled, nothing found. */
+export class ProviderNotFound extends Data.TaggedError("ProviderNotFound")<{ readonly provider: string }> {}
+
+export type ThrottledProvider = "musicbrainz" | "lastfm" | "listenbrainz" | "coverartarchive"
+
+const intervalOf = (settings: EnrichmentSettings, provider: ThrottledProvider) => settings[provider].throttleMs
+
+/**
+ * Every external request goes through here: one User-Agent, a timeout, and the per-provider throttle (spec
+ * "Limits": enrichment is unbounded per scan, the per-provider request throttle remains). The throttle spaces
+ * request starts at least `throttleMs` apart per provider on this replica, whoever asks (enrichment runs,
+ * connection tests, Discover's similar artists).
+ */
+export class ProviderHttp extends Effect.Service<ProviderHttp>()("@tonearm/server/ProviderHttp", {
+  effect: Effect.gen(function* () {
+    const settings = enrichmentSettingsOf(yield* TonearmConfig)
+    const http = yield* HttpClient.HttpClient
+    const gates = new Map<ThrottledProvider, { readonly lock: Effect.Semaphore; last: number | undefined }>()
+    for (const provider of ["musicbrainz", "lastfm", "listenbrainz", "coverartarchive"] as const)
+      gates.set(provider, { lock: yield* Effect.makeSemaphore(1), last: undefined })
+
+    /** Waits for this provider's next request slot (the lock is held only while waiting, not during the request). */
+    const slot = (provider: ThrottledProvider) => {
+      const gate = gates.get(provider)!
+      return gate.lock.withPermits(1)(
+        Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const start = nextRequestSlot(gate.last, intervalOf(settings, provider), now)
+          gate.last = start
+          if (start > now) yield* Effect.sleep(Duration.millis(start - now))
+        }),
+      )
+    }
+
+    const send = (provider: ThrottledProvider, request: HttpClientRequest.HttpClientRequest) =>
+      Effect.gen(function* () {
+        yield* slot(provider)
+        const response = yield* http
+          .execute(
+            request.pipe(HttpClientRequest.setHeader("user-agent", settings.userAgent), HttpClientRequest.acceptJson),
+          )
+          .pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(settings.requestTimeoutMs),
+              onTimeout: () => new ProviderFailure({ provider, message: "timed out" }),
+            }),
+            Effect.mapError((error) =>
+              error instanceof ProviderFailure ? error : new ProviderFailure({ provider, message: error.message }),
+            ),
+          )
+        if (response.status === 404) return yield* new ProviderNotFound({ provider })
+        if (response.status < 200 || response.status >= 300)
+          return yield* new ProviderFailure({ provider, message: `answered ${response.status}` })
+        return response
+      })
+
+    const read = <A>(
+      provider: ThrottledProvider,
+      response: Effect.Effect<HttpClientResponse.HttpClientResponse, ProviderFailure | ProviderNotFound>,
+      body: (response: HttpClientResponse.HttpClientResponse) => Effect.Effect<A, unknown>,
+    ) =>
+      Effect.flatMap(response, (answered) =>
+        body(answered).pipe(
+          Effect.timeoutFail({
+            duration: Duration.millis(settings.requestTimeoutMs),
+            onTimeout: () => new ProviderFailure({ provider, message: "timed out reading the answer" }),
+          }),
+          Effect.mapError((error) =>
+            error instanceof ProviderFailure
+              ? error
+              : new ProviderFailure({ provider, message: `unreadable answer: ${String(error).slice(0, 200)}` }),
+          ),
+        ),
+      )
+
+    /** GET a JSON document and decode it; anything else is garbage (a failure to retry). */
+    const getJson = <A, I>(
+      provider: ThrottledProvider,
+      url: string,
+      params: Record<string, string>,
+      schema: Schema.Schema<A, I>,
+    ) =>
+      read(provider, send(provider, HttpClientRequest.get(url, { urlParams: params })), (response) =>
+        Effect.flatMap(response.json, Schema.decodeUnknown(schema)),
+      )
+
+    /** GET image bytes (redirects followed); a body that is not an image is garbage. */
+    const getImage = (provider: ThrottledProvider, url: string) =>
+      read(provider, send(provider, HttpClientRequest.get(url)), (response) =>
+        Effect.flatMap(response.arrayBuffer, (buffer) => {
+          const bytes = new Uint8Array(buffer)
+          const type = imageTypeOf(bytes)
+          return type === undefined
+            ? Effect.fail(new ProviderFailure({ provider, message: "the answer is not an image" }))
+            : Effect.succeed({ bytes, extension: type })
+        }),
+      )
+
+    return { getJson, getImage, settings } as const
+  }),
+}) {}
+
+/** The image format of some bytes by their magic number (jpeg, png, webp, gif), else undefined. */
+export const imageTypeOf = (bytes: Uint8Array): "jpg" | "png" | "webp" | "gif" | undefined => {
+  if (bytes.length < 12) return undefined
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return "jpg"
+  if (bytes[0] === 0x89 && bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47) return "png"
+  if (bytes[0] === 0x47 && bytes[1] === 0x49 && bytes[2] === 0x46) return "gif"
+  if (bytes[8] === 0x57 && bytes[9] === 0x45 && bytes[10] === 0x42 && bytes[11] === 0x50) return "webp"
+  return undefined
+}

@@ -1,0 +1,2 @@
+export { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive } from "./RequestsHttp.js"
+export { RequestsService } from "./RequestsService.js"
