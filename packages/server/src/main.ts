@@ -117,7 +117,7 @@ const FoundationServicesLive = Layer.mergeAll(
 /** Quarantine: the filter every track surface above applies, and the admin's verdicts (library removal, manager). */
 const ModerationServicesLive = QuarantineService.Default.pipe(
   Layer.provide(TrackRemoval.Default),
-  Layer.provide(AcquisitionManager.fromConfig),
+  Layer.provide(AcquisitionManager.Live),
 )
 
 /** Playback errors, device diagnostics and the installer: nothing else depends on them. */

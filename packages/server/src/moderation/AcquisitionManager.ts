@@ -1,5 +1,6 @@
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Config, Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { Context, Data, Effect, Layer, Option, Schema } from "effect"
+import { RequestsService } from "../requests/index.js"
 import type { TrackForManager } from "./QuarantineRepository.js"
 
 /** No acquisition manager is configured. */
@@ -26,22 +27,22 @@ export class AcquisitionManager extends Context.Tag("@tonearm/server/Acquisition
   }
 >() {
   /**
-   * A Lidarr-compatible manager (API v1) whose connection is read on every call from `TONEARM_MANAGER_URL`
-   * and `TONEARM_MANAGER_API_KEY` (absent URL: not configured). The admin manager settings of the request
-   * workflow replace this source when they exist (`AcquisitionManager.lidarr(connection)`).
+   * The Lidarr-compatible manager (API v1) the request workflow talks to: its URL and key are read from the
+   * admin's manager settings (`PUT /api/admin/manager`) on every call, so a change applies at once. No URL:
+   * not configured.
    */
-  static readonly fromConfig = Layer.effect(
+  static readonly Live = Layer.effect(
     AcquisitionManager,
     Effect.gen(function* () {
       const client = yield* HttpClient.HttpClient
-      const connection = Effect.gen(function* () {
-        const url = yield* Config.option(Config.string("TONEARM_MANAGER_URL"))
-        const apiKey = yield* Config.string("TONEARM_MANAGER_API_KEY").pipe(Config.withDefault(""))
-        return Option.map(
-          Option.filter(url, (value) => value.trim() !== ""),
-          (value) => ({ url: value, apiKey }) satisfies ManagerConnection,
-        )
-      }).pipe(Effect.orElseSucceed(() => Option.none<ManagerConnection>()))
+      const requests = yield* RequestsService
+      const connection = requests.managerSettings.pipe(
+        Effect.map((settings) =>
+          settings.url === null || settings.url.trim() === ""
+            ? Option.none<ManagerConnection>()
+            : Option.some({ url: settings.url.trim(), apiKey: settings.api_key ?? "" }),
+        ),
+      )
       return lidarr(client, connection)
     }),
   )
@@ -67,11 +68,13 @@ export const sharedTail = (left: string, right: string): number => {
  */
 export const lidarr = (
   client: HttpClient.HttpClient,
-  connection: Effect.Effect<Option.Option<ManagerConnection>>,
+  connection: Effect.Effect<Option.Option<ManagerConnection>, unknown>,
 ): Context.Tag.Service<AcquisitionManager> => ({
   deleteTrackFile: (track) =>
     Effect.gen(function* () {
-      const found = yield* connection
+      const found = yield* connection.pipe(
+        Effect.mapError(() => new ManagerUnavailable({ message: "the manager settings could not be read" })),
+      )
       if (Option.isNone(found)) return yield* new ManagerNotConfigured()
       const base = found.value.url.replace(/\/+$/, "")
       const unavailable = (error: unknown) =>

@@ -470,7 +470,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("delete_via_manager without a configured manager is 409 conflict and changes nothing", () =>
       Effect.gen(function* () {
-        delete process.env.TONEARM_MANAGER_URL
+        expect((yield* admin.client.manager.get()).url).toBeNull()
         const entry = yield* freshFlag()
         const response = yield* rawJson(
           "POST",
@@ -491,14 +491,16 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           const bobEvents = yield* listen(bob)
           const lidarr = yield* Effect.promise(startFakeLidarr)
           yield* Effect.addFinalizer(() => Effect.promise(() => lidarr.close()))
-          process.env.TONEARM_MANAGER_URL = lidarr.url
-          process.env.TONEARM_MANAGER_API_KEY = "secret-key"
-          yield* Effect.addFinalizer(() =>
-            Effect.sync(() => {
-              delete process.env.TONEARM_MANAGER_URL
-              delete process.env.TONEARM_MANAGER_API_KEY
-            }),
-          )
+          // Configured the way an admin does it: the request workflow's manager settings.
+          yield* admin.client.manager.set({
+            payload: {
+              url: lidarr.url,
+              api_key: "secret-key",
+              root_folder_path: "/music",
+              quality_profile_id: 1,
+              metadata_profile_id: 1,
+            },
+          })
           const entry = yield* freshFlag()
           const trackId = entry.track_id!
           const stored = (yield* trackPath(trackId))!
