@@ -34,6 +34,51 @@ export const routes: ReadonlyArray<RouteDef> = [
   { path: "/playlists", title: "Playlists", nav: "You", load: () => import("../pages/playlists/PlaylistsPage.js") },
   { path: "/playlists/:id", title: "Playlist", load: () => import("../pages/playlists/PlaylistPage.js") },
   { path: "/sessions", title: "Sessions", nav: "You", load: () => import("../pages/account/SessionsPage.js") },
+  { path: "/for-you", title: "For You", nav: "Listen", load: () => import("../pages/recommendations/ForYouPage.js") },
+  {
+    path: "/discover",
+    title: "Discover",
+    nav: "Listen",
+    load: () => import("../pages/recommendations/DiscoverPage.js"),
+  },
+  { path: "/mixes", title: "Mixes", nav: "Listen", load: () => import("../pages/recommendations/MixesPage.js") },
+  { path: "/mixes/:kind", title: "Mix", load: () => import("../pages/recommendations/MixPage.js") },
+  { path: "/stats", title: "Your stats", nav: "You", load: () => import("../pages/recommendations/StatsPage.js") },
+  {
+    path: "/admin/users",
+    title: "Users",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/admin/UsersPage.js"),
+  },
+  {
+    path: "/admin/library",
+    title: "Library scan",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/admin/LibraryAdminPage.js"),
+  },
+  {
+    path: "/admin/proxies",
+    title: "Trusted proxies",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/admin/ProxiesPage.js"),
+  },
+  {
+    path: "/admin/tuning",
+    title: "Tuning",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/admin/TuningPage.js"),
+  },
+  {
+    path: "/admin/trends",
+    title: "Trends",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/admin/TrendsPage.js"),
+  },
 ]
 
 /** Shown for an address no route matches. */

@@ -1,0 +1,275 @@
+import { useSignal } from "@preact/signals"
+import type { ScanStatus } from "@tonearm/core"
+import { useEffect } from "preact/hooks"
+import { api, errorMessage } from "../../app/api.js"
+import { formatMs } from "../../components/format.js"
+import { Status, useLoad } from "../../components/useLoad.js"
+import { AdminOnly } from "./components/AdminOnly.js"
+import { when } from "./components/format.js"
+
+const POLL_MS = 1000
+
+/** The scan: start one (incremental or full) and follow it live — GET /api/admin/scan polled while it runs. */
+function Scan(props: { readonly onFinished: () => void }) {
+  const status = useSignal<ScanStatus | undefined>(undefined)
+  const message = useSignal("")
+  const error = useSignal("")
+  const poll = async () => {
+    try {
+      const next = await api((client) => client.scan.status())
+      const wasRunning = status.value?.state === "running"
+      status.value = next
+      error.value = ""
+      if (wasRunning && next.state !== "running") props.onFinished()
+    } catch (failure) {
+      error.value = errorMessage(failure)
+    }
+  }
+  useEffect(() => {
+    void poll()
+  }, [])
+  const running = status.value?.state === "running"
+  useEffect(() => {
+    if (!running) return
+    const timer = setInterval(() => void poll(), POLL_MS)
+    return () => clearInterval(timer)
+  }, [running])
+  const start = async (full: boolean) => {
+    message.value = ""
+    try {
+      const started = await api((client) => client.scan.start({ payload: full ? { full: true } : {} }))
+      message.value = started.started ? `${full ? "Full" : "Incremental"} scan started.` : "A scan is already running."
+      await poll()
+      if (status.value?.state !== "running") props.onFinished()
+    } catch (failure) {
+      message.value = errorMessage(failure)
+    }
+  }
+  const scan = status.value
+  return (
+    <section aria-labelledby="scan-heading" class="admin-card">
+      <h2 id="scan-heading">Scan</h2>
+      <div class="actions">
+        <button type="button" class="primary" disabled={running} onClick={() => start(false)}>
+          Scan for changes
+        </button>
+        <button type="button" disabled={running} onClick={() => start(true)}>
+          Full rescan
+        </button>
+        <span role="status" class="muted">
+          {message.value}
+        </span>
+      </div>
+      {error.value !== "" && <p role="alert">Could not read the scan status: {error.value}</p>}
+      {scan !== undefined && (
+        <dl class="stats" aria-label="Scan progress" aria-live="polite" data-state={scan.state}>
+          <div>
+            <dt>State</dt>
+            <dd class={`scan-state ${scan.state}`}>{scan.state}</dd>
+          </div>
+          <div>
+            <dt>Files seen</dt>
+            <dd>{scan.files_seen}</dd>
+          </div>
+          <div>
+            <dt>Added</dt>
+            <dd>{scan.added}</dd>
+          </div>
+          <div>
+            <dt>Updated</dt>
+            <dd>{scan.updated}</dd>
+          </div>
+          <div>
+            <dt>Missing</dt>
+            <dd>{scan.removed}</dd>
+          </div>
+          <div>
+            <dt>Errors</dt>
+            <dd>{scan.errors}</dd>
+          </div>
+          <div>
+            <dt>Started</dt>
+            <dd>{when(scan.started_at)}</dd>
+          </div>
+          <div>
+            <dt>Finished</dt>
+            <dd>{when(scan.finished_at)}</dd>
+          </div>
+        </dl>
+      )}
+      {running && <progress aria-label="Scanning" />}
+      {scan?.message !== null && scan?.message !== undefined && <p role="alert">{scan.message}</p>}
+    </section>
+  )
+}
+
+function ScanErrors(props: { readonly version: number }) {
+  const errors = useLoad(
+    (signal) => api((client) => client.scan.errors({ urlParams: { limit: 100 } }), signal),
+    [props.version],
+  )
+  return (
+    <section aria-labelledby="scan-errors" class="admin-card">
+      <h2 id="scan-errors">Files that could not be indexed</h2>
+      <Status loaded={errors} />
+      {errors.data !== undefined &&
+        (errors.data.items.length === 0 ? (
+          <p class="muted">None.</p>
+        ) : (
+          <table class="data-table">
+            <caption>
+              {errors.data.total} files
+              {errors.data.total > errors.data.items.length ? ` (first ${errors.data.items.length})` : ""}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">Path</th>
+                <th scope="col">Why</th>
+                <th scope="col">Seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {errors.data.items.map((item) => (
+                <tr key={item.path}>
+                  <th scope="row">
+                    <code>{item.path}</code>
+                  </th>
+                  <td>{item.message}</td>
+                  <td>{when(item.seen_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        ))}
+    </section>
+  )
+}
+
+function MissingTracks(props: { readonly version: number }) {
+  const tick = useSignal(0)
+  const message = useSignal("")
+  const missing = useLoad(
+    (signal) => api((client) => client.missingTracks.list({ urlParams: { limit: 200 } }), signal),
+    [props.version, tick.value],
+  )
+  const purge = async (trackIds?: ReadonlyArray<string>) => {
+    const what = trackIds === undefined ? "every missing track" : "this track"
+    if (!confirm(`Purge ${what} for good? Their likes, playlist entries and plays go too.`)) return
+    try {
+      const result = await api((client) =>
+        client.missingTracks.purge({ payload: trackIds === undefined ? {} : { track_ids: trackIds as never } }),
+      )
+      message.value = `Purged ${result.purged} tracks.`
+      tick.value++
+    } catch (failure) {
+      message.value = errorMessage(failure)
+    }
+  }
+  return (
+    <section aria-labelledby="missing-heading" class="admin-card">
+      <h2 id="missing-heading">Missing tracks</h2>
+      <p class="muted">Files that vanished: hidden everywhere, kept until they return or you purge them.</p>
+      <span role="status" class="muted">
+        {message.value}
+      </span>
+      <Status loaded={missing} />
+      {missing.data !== undefined &&
+        (missing.data.items.length === 0 ? (
+          <p class="muted">No missing tracks.</p>
+        ) : (
+          <>
+            <button type="button" class="danger" onClick={() => purge()}>
+              Purge all {missing.data.total} missing tracks
+            </button>
+            <table class="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Track</th>
+                  <th scope="col">Artist · album</th>
+                  <th scope="col">Length</th>
+                  <th scope="col">Missing since</th>
+                  <th scope="col">Action</th>
+                </tr>
+              </thead>
+              <tbody>
+                {missing.data.items.map((track) => (
+                  <tr key={track.id}>
+                    <th scope="row">{track.title}</th>
+                    <td>
+                      {track.artist_name} · {track.album_title}
+                    </td>
+                    <td>{formatMs(track.duration_ms)}</td>
+                    <td>{when(track.missing_since)}</td>
+                    <td>
+                      <button type="button" aria-label={`Purge ${track.title}`} onClick={() => purge([track.id])}>
+                        Purge
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </>
+        ))}
+    </section>
+  )
+}
+
+function CoverSources(props: { readonly version: number }) {
+  const sources = useLoad((signal) => api((client) => client.coverSources.list(), signal), [props.version])
+  const data = sources.data
+  return (
+    <section aria-labelledby="covers-heading" class="admin-card">
+      <h2 id="covers-heading">Cover sources</h2>
+      <Status loaded={sources} />
+      {data !== undefined && (
+        <>
+          <p>
+            {data.coverage.covered} of {data.coverage.albums} albums have a cover
+            {data.coverage.albums > 0 ? ` (${Math.round((data.coverage.covered / data.coverage.albums) * 100)}%)` : ""}.
+          </p>
+          <table class="data-table">
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Enabled</th>
+                <th scope="col">Albums covered</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.providers.map((provider) => (
+                <tr key={provider.id}>
+                  <th scope="row">{provider.id}</th>
+                  <td>{provider.enabled ? "Yes" : "No"}</td>
+                  <td>{data.coverage.by_source[provider.id] ?? provider.covered_albums}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  )
+}
+
+/** Admin: the library — scan with live progress, scan errors, missing tracks (purge), cover sources. */
+function LibraryAdmin() {
+  const version = useSignal(0)
+  return (
+    <div>
+      <h1>Library</h1>
+      <Scan onFinished={() => version.value++} />
+      <ScanErrors version={version.value} />
+      <MissingTracks version={version.value} />
+      <CoverSources version={version.value} />
+    </div>
+  )
+}
+
+export default function LibraryAdminPage() {
+  return (
+    <AdminOnly>
+      <LibraryAdmin />
+    </AdminOnly>
+  )
+}

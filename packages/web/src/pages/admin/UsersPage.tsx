@@ -1,0 +1,176 @@
+import { useSignal } from "@preact/signals"
+import { api, errorMessage } from "../../app/api.js"
+import { session } from "../../app/session.js"
+import { Status, useLoad } from "../../components/useLoad.js"
+import { AdminOnly } from "./components/AdminOnly.js"
+import { when } from "./components/format.js"
+
+/** Admin: accounts. Create one, mint a password-reset link to hand over, toggle debug mode, delete. */
+function Users() {
+  const users = useLoad((signal) => api((client) => client.adminUsers.list(), signal), [])
+  const message = useSignal("")
+  const link = useSignal<{ readonly username: string; readonly url: string } | undefined>(undefined)
+
+  const create = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const data = new FormData(form)
+    const text = (name: string) => String(data.get(name) ?? "").trim()
+    message.value = ""
+    try {
+      const created = await api((client) =>
+        client.adminUsers.create({
+          payload: {
+            username: text("username"),
+            password: String(data.get("password") ?? ""),
+            ...(text("email") === "" ? {} : { email: text("email") }),
+            ...(text("display_name") === "" ? {} : { display_name: text("display_name") }),
+            is_admin: data.get("is_admin") === "on",
+          } as never,
+        }),
+      )
+      form.reset()
+      message.value = `Created ${created.user.username}.`
+      users.reload()
+    } catch (failure) {
+      message.value = `Could not create the account: ${errorMessage(failure)}`
+    }
+  }
+  const act = async (what: () => Promise<unknown>, done: string) => {
+    message.value = ""
+    try {
+      await what()
+      message.value = done
+      users.reload()
+    } catch (failure) {
+      message.value = errorMessage(failure)
+    }
+  }
+
+  return (
+    <section>
+      <h1>Users</h1>
+      <form class="admin-form" onSubmit={create} aria-labelledby="new-user" noValidate>
+        <h2 id="new-user">New account</h2>
+        <label>
+          Username
+          <input name="username" required autoComplete="off" />
+        </label>
+        <label>
+          Password
+          <input name="password" type="password" required autoComplete="new-password" />
+        </label>
+        <label>
+          Email (optional)
+          <input name="email" type="email" autoComplete="off" />
+        </label>
+        <label>
+          Display name (optional)
+          <input name="display_name" autoComplete="off" />
+        </label>
+        <label class="check">
+          <input name="is_admin" type="checkbox" /> Administrator
+        </label>
+        <button type="submit" class="primary">
+          Create account
+        </button>
+      </form>
+      <p role="status" class="admin-message">
+        {message.value}
+      </p>
+      {link.value !== undefined && (
+        <p class="reset-link">
+          Reset link for {link.value.username} (single use, one hour): <code>{link.value.url}</code>
+        </p>
+      )}
+      <Status loaded={users} />
+      {users.data !== undefined && (
+        <table class="data-table">
+          <caption>{users.data.length} accounts</caption>
+          <thead>
+            <tr>
+              <th scope="col">Username</th>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Time zone</th>
+              <th scope="col">Created</th>
+              <th scope="col">Debug mode</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.data.map((user) => (
+              <tr key={user.id} data-user={user.username}>
+                <th scope="row">{user.username}</th>
+                <td>{user.display_name ?? "–"}</td>
+                <td>{user.email ?? "–"}</td>
+                <td>{user.is_admin ? "Admin" : "Listener"}</td>
+                <td>{user.timezone}</td>
+                <td>{when(user.created_at)}</td>
+                <td>
+                  <input
+                    type="checkbox"
+                    checked={user.debug_mode_enabled}
+                    aria-label={`Debug mode for ${user.username}`}
+                    onChange={(event) =>
+                      act(
+                        () =>
+                          api((client) =>
+                            client.adminUsers.setDebugMode({
+                              path: { id: user.id },
+                              payload: { enabled: event.currentTarget.checked },
+                            }),
+                          ),
+                        `Debug mode ${event.currentTarget.checked ? "on" : "off"} for ${user.username}.`,
+                      )
+                    }
+                  />
+                </td>
+                <td class="row-actions">
+                  <button
+                    type="button"
+                    aria-label={`Reset link for ${user.username}`}
+                    onClick={() =>
+                      act(async () => {
+                        const minted = await api((client) => client.adminUsers.resetLink({ path: { id: user.id } }))
+                        link.value = { username: user.username, url: minted.url }
+                      }, "")
+                    }
+                  >
+                    Reset link
+                  </button>
+                  {user.id !== session.value?.id && (
+                    <button
+                      type="button"
+                      class="danger"
+                      aria-label={`Delete ${user.username}`}
+                      onClick={() => {
+                        if (!confirm(`Delete the account ${user.username}? Their likes, playlists and plays go too.`))
+                          return
+                        void act(
+                          () => api((client) => client.adminUsers.delete({ path: { id: user.id } })),
+                          `Deleted ${user.username}.`,
+                        )
+                      }}
+                    >
+                      Delete
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  )
+}
+
+export default function UsersPage() {
+  return (
+    <AdminOnly>
+      <Users />
+    </AdminOnly>
+  )
+}

@@ -1,0 +1,57 @@
+import { useEffect } from "preact/hooks"
+import { onServerEvent } from "../../app/events.js"
+import { loadPlaylists, playlists } from "../../app/playlists.js"
+import { formatMs } from "../../components/format.js"
+import { mixHref, systemMixes } from "./components/mixes.js"
+import { LockedMix } from "./components/SystemMix.js"
+
+/**
+ * Every system playlist the nightly rebuild made for the user: daily mixes, For You, Discover, New for you,
+ * First listens, Rediscover, On repeat, Songs like … A withheld mix shows its unlock placeholder. The list
+ * follows `playlist.system_rebuilt` (the playlists store refetches on every playlist event).
+ */
+export default function MixesPage() {
+  useEffect(() => {
+    void loadPlaylists().catch(() => undefined)
+    return onServerEvent("playlist.system_rebuilt", () => void loadPlaylists().catch(() => undefined))
+  }, [])
+  const mixes = systemMixes(playlists.value)
+  return (
+    <section>
+      <h1>Mixes</h1>
+      <p class="muted">Made for you every night from what you play. Refresh For You and Discover any time.</p>
+      {mixes.length === 0 ? (
+        <p class="muted">No mixes yet: they are made after the nightly rebuild once you have listened a while.</p>
+      ) : (
+        <ul class="mix-grid" aria-label="Your mixes">
+          {mixes.map((mix) => (
+            <li key={mix.id} class={`mix-card${mix.locked ? " locked" : ""}`} data-variant={mix.system_variant}>
+              <a href={mixHref(mix.system_variant!)}>
+                {mix.locked ? (
+                  <div class="cover placeholder" style={{ width: 140, height: 140 }} aria-hidden="true" />
+                ) : (
+                  <img
+                    class="cover"
+                    src={`/api/playlists/${mix.id}/cover`}
+                    alt=""
+                    width={140}
+                    height={140}
+                    loading="lazy"
+                  />
+                )}
+                <span class="card-title">{mix.name}</span>
+              </a>
+              {mix.locked ? (
+                <LockedMix row={mix} />
+              ) : (
+                <span class="muted">
+                  {mix.track_count} tracks · {formatMs(mix.duration_ms)}
+                </span>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  )
+}
