@@ -1,5 +1,6 @@
 import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
+import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
 import {
   current,
@@ -46,10 +47,10 @@ export function PlayerBar() {
       <div class="transport">
         <div class="buttons">
           <button type="button" aria-label="Shuffle" aria-pressed={shuffle.value} onClick={toggleShuffle} class="icon">
-            ⤮
+            <Icon name="shuffle" />
           </button>
           <button type="button" aria-label="Previous track" onClick={previous} class="icon">
-            ⏮
+            <Icon name="previous" />
           </button>
           <button
             type="button"
@@ -58,10 +59,10 @@ export function PlayerBar() {
             class="icon play"
             disabled={track === undefined}
           >
-            {playing.value ? "⏸" : "▶"}
+            <Icon name={playing.value ? "pause" : "play"} />
           </button>
           <button type="button" aria-label="Next track" onClick={next} class="icon">
-            ⏭
+            <Icon name="next" />
           </button>
           <button
             type="button"
@@ -70,7 +71,7 @@ export function PlayerBar() {
             onClick={cycleRepeat}
             class="icon"
           >
-            {repeat.value === "one" ? "🔂" : "🔁"}
+            <Icon name={repeat.value === "one" ? "repeatOne" : "repeat"} />
           </button>
         </div>
         <div class="seek">
@@ -101,7 +102,7 @@ export function PlayerBar() {
           onClick={toggleMute}
           class="icon"
         >
-          {muted.value ? "🔇" : "🔊"}
+          <Icon name={muted.value ? "mute" : "volume"} />
         </button>
         <input
           type="range"

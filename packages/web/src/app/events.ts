@@ -25,6 +25,11 @@ export const startEvents = () => {
   stop = subscribeEvents({
     onOpen: () => {
       connectedAt.value = Date.now()
+      // Lets a test (and a curious user in devtools) see that live updates are on.
+      document.documentElement.dataset.eventStream = "open"
+    },
+    onError: () => {
+      document.documentElement.dataset.eventStream = "reconnecting"
     },
     onEvent: (event) => {
       for (const [prefix, set] of handlers) if (event.kind.startsWith(prefix)) for (const handler of set) handler(event)

@@ -95,12 +95,13 @@ export const installShortcuts = () => {
 
 export function HelpOverlay() {
   const dialog = useRef<HTMLDialogElement>(null)
+  const isOpen = helpOpen.value
   useEffect(() => {
     const element = dialog.current
     if (element === null) return
-    if (helpOpen.value && !element.open) element.showModal()
-    if (!helpOpen.value && element.open) element.close()
-  })
+    if (isOpen && !element.open) element.showModal()
+    if (!isOpen && element.open) element.close()
+  }, [isOpen])
   return (
     <dialog ref={dialog} aria-labelledby="help-title" onClose={() => (helpOpen.value = false)} class="help">
       <h2 id="help-title">Keyboard shortcuts</h2>

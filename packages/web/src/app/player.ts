@@ -1,6 +1,7 @@
 import { batch, computed, signal } from "@preact/signals"
 import { trackStreamUrl } from "@tonearm/client-sdk"
 import { isSkip, type Track } from "@tonearm/core"
+import { DateTime } from "effect"
 import { api, isApiError } from "./api.js"
 import { clientId } from "./clientId.js"
 
@@ -161,13 +162,13 @@ export const flushOffline = async () => {
           client.plays.report({
             payload: {
               type: "play_offline",
-              track_id: pending.track_id,
+              track_id: pending.track_id as Track["id"],
               client_id: pending.client_id,
-              at: pending.at,
+              at: DateTime.unsafeMake(pending.at),
               duration_played_ms: pending.duration_played_ms,
               device_class: pending.device_class,
               ...(pending.source === undefined ? {} : { source: pending.source }),
-            } as never,
+            },
           }),
         )
       } catch (error) {

@@ -34,6 +34,12 @@ export const routes: ReadonlyArray<RouteDef> = [
   { path: "/playlists", title: "Playlists", nav: "You", load: () => import("../pages/playlists/PlaylistsPage.js") },
   { path: "/playlists/:id", title: "Playlist", load: () => import("../pages/playlists/PlaylistPage.js") },
   { path: "/sessions", title: "Sessions", nav: "You", load: () => import("../pages/account/SessionsPage.js") },
+  {
+    path: "/settings/subsonic",
+    title: "Subsonic apps",
+    nav: "You",
+    load: () => import("../pages/settings/SubsonicPage.js"),
+  },
   { path: "/for-you", title: "For You", nav: "Listen", load: () => import("../pages/recommendations/ForYouPage.js") },
   {
     path: "/discover",

@@ -1,4 +1,5 @@
 import { type LikeKind, liked, toggleLike } from "../app/likes.js"
+import { Icon } from "./Icon.js"
 
 /** ♥ toggle for a track, album or artist; the state follows the event stream, so other tabs agree. */
 export function LikeButton(props: { readonly kind: LikeKind; readonly id: string; readonly label: string }) {
@@ -12,7 +13,7 @@ export function LikeButton(props: { readonly kind: LikeKind; readonly id: string
       data-testid={`like-${props.kind}-${props.id}`}
       onClick={() => void toggleLike(props.kind, props.id).catch(() => undefined)}
     >
-      {on ? "♥" : "♡"}
+      <Icon name={on ? "heart" : "heartOutline"} />
     </button>
   )
 }

@@ -37,7 +37,7 @@ describe("the web app at /", () => {
     await screenshot(page, "home")
     // A reload keeps the session (the cookie) and a deep link lands in the app (SPA fallback).
     await page.goto(`${server.url}/genres`)
-    await page.getByRole("heading", { name: "GenresPage", level: 1 }).waitFor()
+    await page.getByRole("heading", { name: "Genres", level: 1 }).waitFor()
     expect(errors).toEqual([])
     await context.close()
   })

@@ -1,10 +1,12 @@
 import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
+import { createRequire } from "node:module"
 import * as path from "node:path"
 import { fileURLToPath } from "node:url"
 import type { SqlClient } from "@effect/sql"
 import { type Effect, ManagedRuntime } from "effect"
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core"
+import type { TonearmSettings } from "../../../server/src/config/TonearmConfig.js"
 import { PASSWORD, type SignedIn, signUpFirstAdmin } from "../../../server/test/support/accounts.js"
 import { fixtureLibrary, scanNow } from "../../../server/test/support/library.js"
 import { serverUrl, TestServerLive } from "../../../server/test/support/TestServer.js"
@@ -100,10 +102,10 @@ export interface WebServer {
  * A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app,
  * with its first account ("admin", the tests' password) made.
  */
-export const startServer = async (): Promise<WebServer> => {
+export const startServer = async (overrides: Partial<TonearmSettings> = {}): Promise<WebServer> => {
   ensureWebBuilt()
   const { root } = await fixtureLibrary()
-  const runtime = ManagedRuntime.make(TestServerLive({ libraryDir: root }))
+  const runtime = ManagedRuntime.make(TestServerLive({ libraryDir: root, ...overrides }))
   const url = await runtime.runPromise(serverUrl)
   const admin = await runtime.runPromise(signUpFirstAdmin("admin"))
   await runtime.runPromise(scanNow())
@@ -138,4 +140,55 @@ export const collectErrors = (page: Page) => {
   const errors: Array<string> = []
   page.on("pageerror", (error) => errors.push(error.message))
   return errors
+}
+
+/** Runs axe-core in the page and fails on any serious or critical violation (named, with its first targets). */
+export const expectNoSeriousA11yViolations = async (page: Page, name: string) => {
+  const axePath = createRequire(import.meta.url).resolve("axe-core/axe.min.js")
+  if (!(await page.evaluate(() => "axe" in window))) await page.addScriptTag({ path: axePath })
+  const violations = (await page.evaluate(async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: axe is injected as a global script
+    const result = await (window as any).axe.run(document, { resultTypes: ["violations"] })
+    return result.violations
+  })) as Array<{ id: string; impact: string; help: string; nodes: Array<{ target: Array<string> }> }>
+  const serious = violations
+    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
+    .map(
+      (violation) =>
+        `${name}: ${violation.id} (${violation.impact}) ${violation.help} at ${violation.nodes
+          .slice(0, 3)
+          .map((node) => node.target.join(" "))
+          .join(", ")}`,
+    )
+  if (serious.length > 0) throw new Error(serious.join("\n"))
+}
+
+/** The one audio element of the app. */
+export const audioState = (page: Page) =>
+  page.evaluate(() => {
+    const audio = document.getElementById("tonearm-audio") as HTMLAudioElement
+    return { currentTime: audio.currentTime, paused: audio.paused, src: audio.currentSrc, ended: audio.ended }
+  })
+
+/** Slows playback so the fixtures' 0.5–2 s tracks last long enough to act on them mid-track. */
+export const slowPlayback = (page: Page, rate = 0.25) =>
+  page.evaluate((value) => {
+    const audio = document.getElementById("tonearm-audio") as HTMLAudioElement
+    audio.defaultPlaybackRate = value
+    audio.playbackRate = value
+  }, rate)
+
+/** Polls `check` until it returns a value that is not undefined (or throws after `timeoutMs`). */
+export const eventually = async <A>(
+  check: () => Promise<A | undefined>,
+  timeoutMs = 10_000,
+  what = "condition",
+): Promise<A> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check().catch(() => undefined)
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
 }

@@ -1,7 +1,38 @@
+import { useSignalEffect } from "@preact/signals"
+import { api } from "../../app/api.js"
+import { liked } from "../../app/likes.js"
+import { CardRow } from "../../components/Cards.js"
+import { TrackList } from "../../components/TrackList.js"
+import { Status, useLoad } from "../../components/useLoad.js"
+
+/** Everything the user likes; refetched when a like changes anywhere (this tab or another, via the event stream). */
 export default function LikesPage() {
+  const likes = useLoad((signal) => api((client) => client.likes.list(), signal), [])
+  useSignalEffect(() => {
+    void liked.track.value
+    void liked.album.value
+    void liked.artist.value
+    likes.reload()
+  })
+  const data = likes.data
   return (
     <section>
-      <h1>LikesPage</h1>
+      <h1>Likes</h1>
+      <Status loaded={likes} />
+      {data !== undefined && (
+        <>
+          <section aria-labelledby="liked-tracks">
+            <h2 id="liked-tracks">Tracks</h2>
+            {data.tracks.length === 0 ? (
+              <p class="muted">No liked tracks yet: press ♡ next to a track.</p>
+            ) : (
+              <TrackList tracks={data.tracks} label="Liked tracks" showAlbum />
+            )}
+          </section>
+          <CardRow title="Albums" albums={data.albums} empty="No liked albums yet." />
+          <CardRow title="Artists" artists={data.artists} empty="No liked artists yet." />
+        </>
+      )}
     </section>
   )
 }

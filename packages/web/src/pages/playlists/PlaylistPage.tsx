@@ -1,7 +1,265 @@
-export default function PlaylistPage() {
+import { useSignal } from "@preact/signals"
+import type { PlaylistEntry } from "@tonearm/core"
+import { useEffect } from "preact/hooks"
+import { api, errorMessage } from "../../app/api.js"
+import { onServerEvent } from "../../app/events.js"
+import { playQueue } from "../../app/player.js"
+import { loadPlaylists } from "../../app/playlists.js"
+import { navigate } from "../../app/router.js"
+import type { PageProps } from "../../app/routes.js"
+import { formatMs } from "../../components/format.js"
+import { Icon } from "../../components/Icon.js"
+import { asId } from "../../components/ids.js"
+import { LikeButton } from "../../components/LikeButton.js"
+import { Status, useLoad } from "../../components/useLoad.js"
+
+/** Moves the entry at `from` to `to` (both positions in the list). */
+const moved = <A,>(list: ReadonlyArray<A>, from: number, to: number): Array<A> => {
+  const copy = [...list]
+  const [item] = copy.splice(from, 1)
+  copy.splice(to, 0, item!)
+  return copy
+}
+
+/**
+ * One playlist: play it (`playlist:<id>`), rename, delete, remove entries, and reorder by drag and drop or from
+ * the keyboard (the ↑/↓ buttons on each row, or Alt+↑/↓ on a focused row). System mixes are read-only.
+ */
+export default function PlaylistPage({ params }: PageProps) {
+  const id = params.id!
+  const detail = useLoad((signal) => api((client) => client.playlists.get({ path: { id: asId(id) } }), signal), [id])
+  const order = useSignal<ReadonlyArray<PlaylistEntry> | undefined>(undefined)
+  const dragging = useSignal<number | undefined>(undefined)
+  const over = useSignal<number | undefined>(undefined)
+  const message = useSignal("")
+  const renaming = useSignal(false)
+
+  useEffect(
+    () =>
+      onServerEvent("playlist.", (event) => {
+        if (event.data.playlist_id === id && event.kind !== "playlist.deleted") detail.reload()
+      }),
+    [id],
+  )
+  useEffect(() => {
+    order.value = detail.data?.tracks
+  }, [detail.data])
+
+  const data = detail.data
+  if (data === undefined) return <Status loaded={detail} />
+  const editable = data.system_variant === null
+  const entries = order.value ?? data.tracks
+  const tracks = entries.map((entry) => entry.track)
+
+  const saveOrder = async (next: ReadonlyArray<PlaylistEntry>, focusEntry?: string) => {
+    order.value = next
+    try {
+      await api((client) =>
+        client.playlists.reorder({
+          path: { id: asId(id) },
+          payload: { entry_ids: next.map((entry) => entry.entry_id) },
+        }),
+      )
+      message.value = "Order saved."
+    } catch (error) {
+      message.value = `Could not reorder: ${errorMessage(error)}`
+      detail.reload()
+    }
+    if (focusEntry !== undefined)
+      requestAnimationFrame(() =>
+        document.querySelector<HTMLElement>(`[data-entry-id="${focusEntry}"] .drag-handle`)?.focus(),
+      )
+  }
+  const move = (from: number, to: number) => {
+    if (to < 0 || to >= entries.length || from === to) return
+    const entry = entries[from]!
+    void saveOrder(moved(entries, from, to), entry.entry_id)
+    message.value = `Moved ${entry.track.title} to position ${to + 1}.`
+  }
+  const remove = async (entry: PlaylistEntry) => {
+    order.value = entries.filter((other) => other.entry_id !== entry.entry_id)
+    try {
+      await api((client) =>
+        client.playlists.removeEntries({ path: { id: asId(id) }, payload: { entry_ids: [entry.entry_id] } }),
+      )
+      message.value = `Removed ${entry.track.title}.`
+    } catch (error) {
+      message.value = `Could not remove: ${errorMessage(error)}`
+      detail.reload()
+    }
+  }
+  const rename = async (event: Event) => {
+    event.preventDefault()
+    const name = String(new FormData(event.currentTarget as HTMLFormElement).get("name") ?? "").trim()
+    if (name === "") return
+    try {
+      await api((client) => client.playlists.update({ path: { id: asId(id) }, payload: { name } }))
+      renaming.value = false
+      detail.reload()
+      void loadPlaylists()
+    } catch (error) {
+      message.value = `Could not rename: ${errorMessage(error)}`
+    }
+  }
+  const destroy = async () => {
+    if (!confirm(`Delete the playlist “${data.name}”?`)) return
+    try {
+      await api((client) => client.playlists.delete({ path: { id: asId(id) } }))
+      await loadPlaylists()
+      navigate("/playlists")
+    } catch (error) {
+      message.value = `Could not delete: ${errorMessage(error)}`
+    }
+  }
+
   return (
-    <section>
-      <h1>PlaylistPage</h1>
-    </section>
+    <article>
+      <header class="header">
+        <img class="cover" src={`/api/playlists/${id}/cover`} alt="" width={200} height={200} />
+        <div>
+          <p class="muted">{editable ? "Playlist" : "Made for you"}</p>
+          {renaming.value ? (
+            <form onSubmit={rename} class="inline-form">
+              <label>
+                Playlist name
+                <input name="name" defaultValue={data.name} required maxLength={200} />
+              </label>
+              <button type="submit" class="primary">
+                Save name
+              </button>
+              <button type="button" onClick={() => (renaming.value = false)}>
+                Cancel
+              </button>
+            </form>
+          ) : (
+            <h1>{data.name}</h1>
+          )}
+          {data.description && <p>{data.description}</p>}
+          <p class="muted">
+            {data.track_count} tracks · {formatMs(data.duration_ms)}
+          </p>
+          <div class="actions">
+            <button
+              type="button"
+              class="primary"
+              disabled={tracks.length === 0}
+              onClick={() => playQueue(tracks, { source: `playlist:${id}` })}
+            >
+              Play
+            </button>
+            {editable && !renaming.value && (
+              <button type="button" onClick={() => (renaming.value = true)}>
+                Rename
+              </button>
+            )}
+            {editable && (
+              <button type="button" class="danger" onClick={() => void destroy()}>
+                Delete playlist
+              </button>
+            )}
+          </div>
+        </div>
+      </header>
+      <p role="status" class="muted">
+        {message.value}
+      </p>
+      {entries.length === 0 && (
+        <p class="muted">Empty: add tracks from any track list (the ⋯ menu → Add to {data.name}).</p>
+      )}
+      <ol class="list playlist-entries" aria-label={`Tracks of ${data.name}`}>
+        {entries.map((entry, at) => (
+          <li
+            key={entry.entry_id}
+            data-entry-id={entry.entry_id}
+            class={over.value === at && dragging.value !== at ? "drag-over" : ""}
+            draggable={editable}
+            onDragStart={(event) => {
+              dragging.value = at
+              event.dataTransfer?.setData("text/plain", entry.entry_id)
+            }}
+            onDragOver={(event) => {
+              if (dragging.value === undefined) return
+              event.preventDefault()
+              over.value = at
+            }}
+            onDragEnd={() => {
+              dragging.value = undefined
+              over.value = undefined
+            }}
+            onDrop={(event) => {
+              event.preventDefault()
+              const from = dragging.value
+              dragging.value = undefined
+              over.value = undefined
+              if (from !== undefined) move(from, at)
+            }}
+          >
+            {editable && (
+              <button
+                type="button"
+                class="icon drag-handle"
+                aria-label={`Reorder ${entry.track.title}: Alt+↑ or Alt+↓ to move`}
+                aria-describedby="reorder-help"
+                onKeyDown={(event) => {
+                  if (!event.altKey || (event.key !== "ArrowUp" && event.key !== "ArrowDown")) return
+                  event.preventDefault()
+                  event.stopPropagation()
+                  move(at, event.key === "ArrowUp" ? at - 1 : at + 1)
+                }}
+              >
+                <Icon name="drag" />
+              </button>
+            )}
+            <span class="muted num">{at + 1}</span>
+            <button
+              type="button"
+              class="link-like"
+              aria-label={`Play ${entry.track.title}`}
+              onClick={() => playQueue(tracks, { startIndex: at, source: `playlist:${id}` })}
+            >
+              {entry.track.title}
+            </button>
+            <span class="muted">{entry.track.artist_name}</span>
+            <span class="muted time">{formatMs(entry.track.duration_ms)}</span>
+            <LikeButton kind="track" id={entry.track.id} label={entry.track.title} />
+            {editable && (
+              <>
+                <button
+                  type="button"
+                  class="icon"
+                  aria-label={`Move ${entry.track.title} up`}
+                  disabled={at === 0}
+                  onClick={() => move(at, at - 1)}
+                >
+                  <Icon name="up" />
+                </button>
+                <button
+                  type="button"
+                  class="icon"
+                  aria-label={`Move ${entry.track.title} down`}
+                  disabled={at === entries.length - 1}
+                  onClick={() => move(at, at + 1)}
+                >
+                  <Icon name="down" />
+                </button>
+                <button
+                  type="button"
+                  class="icon"
+                  aria-label={`Remove ${entry.track.title}`}
+                  onClick={() => void remove(entry)}
+                >
+                  <Icon name="close" />
+                </button>
+              </>
+            )}
+          </li>
+        ))}
+      </ol>
+      {editable && (
+        <p id="reorder-help" class="muted">
+          Drag rows to reorder, or use the ↑/↓ buttons, or focus a row's handle and press Alt+↑ / Alt+↓.
+        </p>
+      )}
+    </article>
   )
 }

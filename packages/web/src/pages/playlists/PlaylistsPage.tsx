@@ -1,7 +1,61 @@
+import { useSignal } from "@preact/signals"
+import { api, errorMessage } from "../../app/api.js"
+import { loadPlaylists, playlists } from "../../app/playlists.js"
+import { navigate } from "../../app/router.js"
+import { formatMs } from "../../components/format.js"
+
+/** The user's playlists (their own and the system mixes); make a new one. Kept current by the event stream. */
 export default function PlaylistsPage() {
+  const error = useSignal("")
+  const create = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const name = String(new FormData(form).get("name") ?? "").trim()
+    if (name === "") return
+    try {
+      const created = await api((client) => client.playlists.create({ payload: { name } }))
+      form.reset()
+      await loadPlaylists()
+      navigate(`/playlists/${created.id}`)
+    } catch (failure) {
+      error.value = errorMessage(failure)
+    }
+  }
   return (
     <section>
-      <h1>PlaylistsPage</h1>
+      <h1>Playlists</h1>
+      <form class="inline-form" onSubmit={create}>
+        <label>
+          New playlist name
+          <input name="name" required maxLength={200} />
+        </label>
+        <button type="submit" class="primary">
+          Create playlist
+        </button>
+        <p role="alert" class="error">
+          {error.value}
+        </p>
+      </form>
+      <ul class="list" aria-label="Your playlists">
+        {playlists.value.map((playlist) => (
+          <li key={playlist.id}>
+            <img
+              class="cover"
+              src={`/api/playlists/${playlist.id}/cover`}
+              alt=""
+              width={48}
+              height={48}
+              loading="lazy"
+            />
+            <a href={`/playlists/${playlist.id}`}>{playlist.name}</a>
+            <span class="muted">
+              {playlist.locked ? "Locked" : `${playlist.track_count} tracks · ${formatMs(playlist.duration_ms)}`}
+              {playlist.system_variant !== null ? " · made for you" : ""}
+            </span>
+          </li>
+        ))}
+      </ul>
+      {playlists.value.length === 0 && <p class="muted">No playlists yet.</p>}
     </section>
   )
 }

@@ -1,0 +1,116 @@
+import { useSignal } from "@preact/signals"
+import type { Track } from "@tonearm/core"
+import { useEffect, useRef } from "preact/hooks"
+import { current, playQueue } from "../app/player.js"
+import { trackMenuItems } from "./addToPlaylist.js"
+import { formatMs } from "./format.js"
+import { Icon } from "./Icon.js"
+import { LikeButton } from "./LikeButton.js"
+import { Menu } from "./Menu.js"
+
+export const ROW_HEIGHT = 44
+const OVERSCAN = 10
+
+/**
+ * Which rows of a list of `count` fixed-height rows are on screen, for a list that scrolls with the window:
+ * only those are rendered (plus some overscan), between two spacers, so 20,000 rows cost what 30 do.
+ */
+export const useWindowedRange = (count: number, rowHeight: number) => {
+  const container = useRef<HTMLDivElement>(null)
+  const range = useSignal({ start: 0, end: Math.min(count, 60) })
+  useEffect(() => {
+    let frame = 0
+    const update = () => {
+      frame = 0
+      const element = container.current
+      if (element === null) return
+      const top = element.getBoundingClientRect().top
+      const start = Math.max(0, Math.floor(-top / rowHeight) - OVERSCAN)
+      const end = Math.min(count, Math.ceil((window.innerHeight - top) / rowHeight) + OVERSCAN)
+      if (start !== range.value.start || end !== range.value.end) range.value = { start, end: Math.max(start, end) }
+    }
+    const schedule = () => {
+      if (frame === 0) frame = requestAnimationFrame(update)
+    }
+    update()
+    addEventListener("scroll", schedule, { passive: true })
+    addEventListener("resize", schedule)
+    return () => {
+      removeEventListener("scroll", schedule)
+      removeEventListener("resize", schedule)
+      if (frame !== 0) cancelAnimationFrame(frame)
+    }
+  }, [count, rowHeight])
+  return { container, range: range.value }
+}
+
+export interface TrackListProps {
+  readonly tracks: ReadonlyArray<Track>
+  /** The play-event source of plays started here (`album:<id>`…); none for a plain search play. */
+  readonly source?: string
+  readonly label: string
+  readonly showAlbum?: boolean
+  /** Track numbers from the tags (an album) rather than positions. */
+  readonly numbered?: boolean
+}
+
+/** A virtualised track list: activate a title to play the list from that track. */
+export function TrackList(props: TrackListProps) {
+  const { tracks } = props
+  const { container, range } = useWindowedRange(tracks.length, ROW_HEIGHT)
+  const playing = current.value?.id
+  const rows = tracks.slice(range.start, range.end)
+  return (
+    <div class="tracks">
+      <ol
+        ref={container as never}
+        class="virtual"
+        aria-label={props.label}
+        style={{ height: tracks.length * ROW_HEIGHT, paddingTop: range.start * ROW_HEIGHT }}
+      >
+        {rows.map((track, offset) => {
+          const at = range.start + offset
+          return (
+            <li
+              key={`${at}:${track.id}`}
+              aria-setsize={tracks.length}
+              aria-posinset={at + 1}
+              class={`track-row${playing === track.id ? " current" : ""}`}
+              data-track-id={track.id}
+            >
+              <span class="num">{props.numbered ? (track.track_number ?? "") : at + 1}</span>
+              <span class="t">
+                <button
+                  type="button"
+                  class="play-track"
+                  aria-label={`Play ${track.title}`}
+                  onClick={() =>
+                    playQueue(tracks, { startIndex: at, ...(props.source ? { source: props.source } : {}) })
+                  }
+                >
+                  {track.title}
+                </button>
+              </span>
+              <span class="t muted">
+                <a href={`/artists/${track.artist_id}`}>{track.artist_name}</a>
+                {props.showAlbum && (
+                  <>
+                    {" · "}
+                    <a href={`/albums/${track.album_id}`}>{track.album_title}</a>
+                  </>
+                )}
+              </span>
+              <span class="muted time">{formatMs(track.duration_ms)}</span>
+              <span class="row-actions">
+                <LikeButton kind="track" id={track.id} label={track.title} />
+                <Menu label={`More for ${track.title}`} items={() => trackMenuItems([track])}>
+                  <Icon name="more" />
+                </Menu>
+              </span>
+            </li>
+          )
+        })}
+      </ol>
+    </div>
+  )
+}
