@@ -44,3 +44,14 @@ export interface RebuildFlags extends RemoteFlags {
   readonly user?: string
   readonly all: boolean
 }
+
+/** `tonearm diagnostics export`. */
+export interface DiagnosticsExportFlags extends RemoteFlags {
+  readonly user?: string
+  readonly device?: string
+  readonly kind?: string
+  readonly from?: string
+  readonly to?: string
+  readonly format?: string
+  readonly output?: string
+}

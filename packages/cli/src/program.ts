@@ -1,4 +1,5 @@
 import { Command } from "commander"
+import { registerDiagnostics } from "./commands/diagnostics.js"
 import { registerLogin } from "./commands/login.js"
 import { registerMissing } from "./commands/missing.js"
 import { registerRebuild } from "./commands/rebuild.js"
@@ -21,5 +22,6 @@ export const makeProgram = (version: string) => {
   registerMissing(program)
   registerRebuild(program)
   registerTuning(program)
+  registerDiagnostics(program)
   return program
 }

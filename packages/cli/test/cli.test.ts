@@ -37,6 +37,11 @@ describe("tonearm CLI", () => {
       [["logout"], /--server/],
       [["missing"], /list[\s\S]*purge/],
       [["missing", "purge"], /--all[\s\S]*--server/],
+      [["diagnostics"], /export/],
+      [
+        ["diagnostics", "export"],
+        /--user[\s\S]*--device[\s\S]*--kind[\s\S]*--from[\s\S]*--to[\s\S]*--format[\s\S]*--output/,
+      ],
     ]
     // Built in this process: each case checks the command's own help text in milliseconds.
     const program = makeProgram("0.0.0")
