@@ -74,12 +74,15 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
             (rows) => new Map(rows.map((row) => [row.entity_id, row.liked_at])),
           )
 
-    const songs = (user: SessionUser, tracks: ReadonlyArray<Track>) =>
+    /** Songs with their album's year and cover; `known` spares the album read when the caller has it. */
+    const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: AlbumRef) =>
       Effect.gen(function* () {
         const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
         const [albums, starred] = yield* Effect.all(
           [
-            library.albumsByIds(albumIds),
+            known !== undefined && albumIds.every((id) => id === known.id)
+              ? Effect.succeed<ReadonlyArray<AlbumRef>>([known])
+              : library.albumsByIds(albumIds),
             starredOf(
               user,
               "track",
@@ -186,7 +189,9 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       Effect.gen(function* () {
         const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Artist"))
         const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Artist")
-        const [[entry], albums] = yield* Effect.all([artistsID3(user, [artist]), albumsID3(user, artist.albums)])
+        const [[entry], albums] = yield* Effect.all([artistsID3(user, [artist]), albumsID3(user, artist.albums)], {
+          concurrency: "unbounded",
+        })
         return { artist: { ...entry!, album: albums } } satisfies SubsonicPayload
       })
 
@@ -194,7 +199,10 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       Effect.gen(function* () {
         const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Album"))
         const album = yield* orNotFound(library.album(AlbumId.make(id)), "Album")
-        const [starred, song] = yield* Effect.all([starredOf(user, "album", [album.id]), songs(user, album.tracks)])
+        const [starred, song] = yield* Effect.all(
+          [starredOf(user, "album", [album.id]), songs(user, album.tracks, album)],
+          { concurrency: "unbounded" },
+        )
         return { album: { ...albumID3Of(album, album.genres, starred.get(album.id)), song } } satisfies SubsonicPayload
       })
 
@@ -214,17 +222,20 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         const kind = yield* kindOf(id)
         if (kind === "artist") {
           const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Directory")
-          const [starred, child] = yield* Effect.all([
-            starredOf(user, "artist", [id]),
-            albumChildren(user, [...artist.albums, ...artist.appears_on]),
-          ])
+          const [starred, child] = yield* Effect.all(
+            [starredOf(user, "artist", [id]), albumChildren(user, [...artist.albums, ...artist.appears_on])],
+            { concurrency: "unbounded" },
+          )
           return {
             directory: { id, name: artist.name, ...optionalStar(starred.get(id)), child },
           } satisfies SubsonicPayload
         }
         if (kind === "album") {
           const album = yield* orNotFound(library.album(AlbumId.make(id)), "Directory")
-          const [starred, child] = yield* Effect.all([starredOf(user, "album", [id]), songs(user, album.tracks)])
+          const [starred, child] = yield* Effect.all(
+            [starredOf(user, "album", [id]), songs(user, album.tracks, album)],
+            { concurrency: "unbounded" },
+          )
           return {
             directory: { id, parent: album.artist_id, name: album.title, ...optionalStar(starred.get(id)), child },
           } satisfies SubsonicPayload
@@ -374,16 +385,19 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           )
         const [artistWin, albumWin, songWin] = yield* Effect.all([window("artist"), window("album"), window("song")])
         if (query === "") {
-          const [artists, albums, tracks] = yield* Effect.all([
-            Effect.map(library.allArtists, (all) => all.slice(artistWin.offset, artistWin.offset + artistWin.count)),
-            albumWin.count === 0
-              ? Effect.succeed([])
-              : Effect.map(
-                  library.albums({ sort: "title", offset: albumWin.offset, limit: albumWin.count }),
-                  (page) => page.items,
-                ),
-            songWin.count === 0 ? Effect.succeed([]) : library.trackPage(songWin.offset, songWin.count),
-          ])
+          const [artists, albums, tracks] = yield* Effect.all(
+            [
+              Effect.map(library.allArtists, (all) => all.slice(artistWin.offset, artistWin.offset + artistWin.count)),
+              albumWin.count === 0
+                ? Effect.succeed([])
+                : Effect.map(
+                    library.albums({ sort: "title", offset: albumWin.offset, limit: albumWin.count }),
+                    (page) => page.items,
+                  ),
+              songWin.count === 0 ? Effect.succeed([]) : library.trackPage(songWin.offset, songWin.count),
+            ],
+            { concurrency: "unbounded" },
+          )
           return { artists, albums, tracks }
         }
         const limit = Math.max(
@@ -405,22 +419,20 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const search2 = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
-        const [artist, album, song] = yield* Effect.all([
-          indexArtistList(user, found.artists),
-          albumChildren(user, found.albums),
-          songs(user, found.tracks),
-        ])
+        const [artist, album, song] = yield* Effect.all(
+          [indexArtistList(user, found.artists), albumChildren(user, found.albums), songs(user, found.tracks)],
+          { concurrency: "unbounded" },
+        )
         return { searchResult2: { artist, album, song } } satisfies SubsonicPayload
       })
 
     const search3 = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
-        const [artist, album, song] = yield* Effect.all([
-          artistsID3(user, found.artists),
-          albumsID3(user, found.albums),
-          songs(user, found.tracks),
-        ])
+        const [artist, album, song] = yield* Effect.all(
+          [artistsID3(user, found.artists), albumsID3(user, found.albums), songs(user, found.tracks)],
+          { concurrency: "unbounded" },
+        )
         return { searchResult3: { artist, album, song } } satisfies SubsonicPayload
       })
 
@@ -612,22 +624,20 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const getStarred = (user: SessionUser) =>
       Effect.gen(function* () {
         const liked = yield* starredLists(user)
-        const [artist, album, song] = yield* Effect.all([
-          indexArtistList(user, liked.artists),
-          albumChildren(user, liked.albums),
-          songs(user, liked.tracks),
-        ])
+        const [artist, album, song] = yield* Effect.all(
+          [indexArtistList(user, liked.artists), albumChildren(user, liked.albums), songs(user, liked.tracks)],
+          { concurrency: "unbounded" },
+        )
         return { starred: { artist, album, song } } satisfies SubsonicPayload
       })
 
     const getStarred2 = (user: SessionUser) =>
       Effect.gen(function* () {
         const liked = yield* starredLists(user)
-        const [artist, album, song] = yield* Effect.all([
-          artistsID3(user, liked.artists),
-          albumsID3(user, liked.albums),
-          songs(user, liked.tracks),
-        ])
+        const [artist, album, song] = yield* Effect.all(
+          [artistsID3(user, liked.artists), albumsID3(user, liked.albums), songs(user, liked.tracks)],
+          { concurrency: "unbounded" },
+        )
         return { starred2: { artist, album, song } } satisfies SubsonicPayload
       })
 

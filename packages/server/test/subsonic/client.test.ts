@@ -153,7 +153,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         conforms(yield* promise(() => byToken.getTopSongs({ artist: artist.name })))
         conforms(yield* promise(() => byToken.savePlayQueue({ id: [track.id], current: track.id, position: 1000 })))
         const queue = conforms(yield* promise(() => byToken.getPlayQueue())).playQueue
-        expect(queue.entry!.map((entry) => entry.id)).toEqual([track.id])
+        expect(queue!.entry!.map((entry) => entry.id)).toEqual([track.id])
         expect(conforms(yield* promise(() => byToken.getUser({ username: "alice" }))).user.adminRole).toBe(true)
         expect(((yield* promise(() => asBob.getUser({ username: "alice" }))) as Any).error.code).toBe(50)
         conforms(yield* promise(() => byToken.getScanStatus()))

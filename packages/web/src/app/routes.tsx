@@ -85,6 +85,27 @@ export const routes: ReadonlyArray<RouteDef> = [
     admin: true,
     load: () => import("../pages/admin/TrendsPage.js"),
   },
+  {
+    path: "/admin/quarantine",
+    title: "Quarantine",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/moderation/QuarantinePage.js"),
+  },
+  {
+    path: "/admin/playback-errors",
+    title: "Playback errors",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/moderation/PlaybackErrorsPage.js"),
+  },
+  {
+    path: "/admin/diagnostics",
+    title: "Diagnostics",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/moderation/DiagnosticsPage.js"),
+  },
 ]
 
 /** Shown for an address no route matches. */

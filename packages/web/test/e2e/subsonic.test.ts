@@ -59,6 +59,7 @@ describe("Subsonic apps settings page", () => {
 
     await page.getByRole("button", { name: "Revoke API key Symfonium" }).click()
     await page.getByText('API key "Symfonium" revoked.').waitFor()
+    await page.getByText("No API keys yet.").waitFor()
     await expect(page.locator("tr[data-key-id]").count()).resolves.toBe(0)
     expect((await ping({ apiKey: key })).error?.code).toBe(44)
     expect(errors).toEqual([])
