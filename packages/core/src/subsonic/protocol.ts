@@ -44,7 +44,12 @@ export const decodeSubsonicPassword = (p: string): string | undefined => {
 
 /** Token auth: `t` is md5(password + salt) in lower-case hex; compared in constant time. */
 export const subsonicTokenMatches = (password: string, salt: string, token: string): boolean => {
-  const expected = Buffer.from(createHash("md5").update(password + salt, "utf8").digest("hex"), "utf8")
+  const expected = Buffer.from(
+    createHash("md5")
+      .update(password + salt, "utf8")
+      .digest("hex"),
+    "utf8",
+  )
   const given = Buffer.from(token.toLowerCase(), "utf8")
   return expected.length === given.length && timingSafeEqual(expected, given)
 }

@@ -16,8 +16,9 @@ export interface XmlOptions {
 }
 
 /** Characters XML 1.0 cannot carry at all (C0 controls other than tab, newline, carriage return; lone surrogates). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to drop
-const INVALID = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+const INVALID =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are exactly the characters to drop
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
 
 const ENTITIES: Record<string, string> = {
   "&": "&amp;",
@@ -60,7 +61,8 @@ const element = (name: string, value: XmlValue, options: XmlOptions, out: Array<
   for (const [key, child] of Object.entries(object)) {
     if (child === null || child === undefined) continue
     if (key === "value" && isScalar(child)) text = scalarText(child)
-    else if (isScalar(child) && !textKeys.includes(key)) attributes.push(` ${key}="${escapeXmlAttribute(scalarText(child))}"`)
+    else if (isScalar(child) && !textKeys.includes(key))
+      attributes.push(` ${key}="${escapeXmlAttribute(scalarText(child))}"`)
     else children.push([key, child])
   }
   const open = `<${name}${attributes.join("")}`
