@@ -255,13 +255,19 @@ const main = async () => {
 
   try {
     const call = async <A = unknown>(method: string, route: string, token?: string, body?: unknown) => {
-      const response = await fetch(`${base}${route}`, {
-        method,
-        headers: {
-          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
+      const send = () =>
+        fetch(`${base}${route}`, {
+          method,
+          headers: {
+            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+            ...(body === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        })
+      // A GET on a kept-alive connection the server is closing at that instant (ECONNRESET) is simply sent again.
+      const response = await send().catch((error) => {
+        if (method !== "GET") throw error
+        return sleep(500).then(send)
       })
       const text = await response.text()
       if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 200)}`)
@@ -282,19 +288,19 @@ const main = async () => {
       ? await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)
       : await call<{ token: string }>("POST", "/api/auth/register", undefined, credentials)
 
-    // The boot scan (a full one on a new data directory, an incremental one on a reused one): wait for one that
-    // started after this boot, or go on when none has started 15 s after the server answered.
+    // The boot scan of a new data directory: wait for one that started after this boot. A reused data directory
+    // has completed a scan already, so the server starts none: go on when none has started 3 s after boot.
     const scanStarted = performance.now()
     let status: ScanStatusJson
     for (;;) {
       status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
       const sinceBoot = status.started_at !== null && Date.parse(status.started_at) >= bootedAt - 1000
       if (status.state !== "running" && status.finished_at !== null && sinceBoot) break
-      if (status.state !== "running" && performance.now() - scanStarted > 15_000) break
+      if (status.state !== "running" && performance.now() - scanStarted > (reused ? 3_000 : 60_000)) break
       await sleep(1000)
     }
     log(
-      `scan: ${status.files_seen} files, ${status.added} added, ${status.errors} errors, waited ${((performance.now() - scanStarted) / 1000).toFixed(1)} s${reused ? " (reused data directory)" : ""}`,
+      `scan: ${status.files_seen} files, ${status.added} added, ${status.errors} errors, waited ${((performance.now() - scanStarted) / 1000).toFixed(1)} s${reused ? " (reused data directory: the last scan's figures)" : ""}`,
     )
 
     // Placeholders: an album with a cover, its artist and first track, the most common genre.
