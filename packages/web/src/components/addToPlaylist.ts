@@ -6,7 +6,10 @@ import { startRadio } from "../pages/recommendations/components/radio.js"
 import { asId } from "./ids.js"
 import type { MenuItem } from "./Menu.js"
 
-/** The actions of a track's "more" menu: queue it, add it to one of the user's own playlists, or to a new one. */
+/**
+ * The actions of a track's "more" menu: queue it, start a radio, flag it (quarantine), add it to one of the user's
+ * own playlists, or to a new one.
+ */
 export const trackMenuItems = (tracks: ReadonlyArray<Track>): ReadonlyArray<MenuItem> => [
   { label: "Play next", onSelect: () => enqueue(tracks, "next") },
   { label: "Add to queue", onSelect: () => enqueue(tracks, "end") },
@@ -15,6 +18,17 @@ export const trackMenuItems = (tracks: ReadonlyArray<Track>): ReadonlyArray<Menu
         {
           label: "Start radio",
           onSelect: () => void startRadio({ kind: "track", id: tracks[0]!.id }).catch(() => undefined),
+        },
+        {
+          // Quarantine: the track leaves this listener's shuffle, radio and mixes until an admin resolves it.
+          label: "Flag as broken…",
+          onSelect: () => {
+            const reason = prompt(`What is wrong with "${tracks[0]!.title}"?`)
+            if (reason === null) return
+            void api((client) =>
+              client.quarantine.flag({ path: { id: tracks[0]!.id }, payload: { reason: reason.trim() } }),
+            ).catch(() => undefined)
+          },
         },
       ]
     : []),

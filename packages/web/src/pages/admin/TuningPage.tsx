@@ -109,7 +109,7 @@ function ScopeEditor(props: {
                   aria-label={`${scope} ${field}`}
                   inputMode="decimal"
                   size={field === "completion_curve" ? 36 : 8}
-                  value={drafts.value[field] ?? ""}
+                  value={drafts.value[field] ?? asText(current[field])}
                   onInput={(event) => (drafts.value = { ...drafts.value, [field]: event.currentTarget.value })}
                 />
                 {tuned.includes(field) && <span class="badge"> tuned</span>}
