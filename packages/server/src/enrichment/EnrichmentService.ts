@@ -15,7 +15,7 @@ import {
   TagSources,
   type WeightedTag,
 } from "@tonearm/core"
-import { Deferred, Duration, Effect, Fiber, Option, Ref, Schema } from "effect"
+import { Deferred, Duration, Effect, type Exit, Fiber, Option, Ref, Schema } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
@@ -23,7 +23,14 @@ import { orInternal } from "../db/sqlErrors.js"
 import { externalCoversDir, LibraryEnrichment, LibraryService } from "../library/index.js"
 import { type ClaimedRow, EnrichmentRepository, type EntityKind } from "./EnrichmentRepository.js"
 import { ProviderHttp } from "./ProviderHttp.js"
-import { type Enriched, type EntityToEnrich, makeProviders, type Provider, type SimilarArtist } from "./Providers.js"
+import {
+  type Enriched,
+  type EntityToEnrich,
+  makeProviders,
+  type Provider,
+  type ProviderError,
+  type SimilarArtist,
+} from "./Providers.js"
 
 /** Rows a provider's drain claims at once (its throttle still spaces every request). */
 const CLAIM_BATCH = 20
@@ -383,7 +390,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
 
     // --- similar artists (Discover's out-of-library candidates) ---
 
-    const filling = new Set<string>()
+    const filling = new Map<string, Deferred.Deferred<ReadonlyArray<SimilarArtist>, ProviderError>>()
 
     const similarOf = (
       provider: Provider & { readonly similar: NonNullable<Provider["similar"]> },
@@ -406,14 +413,22 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
           Option.isSome(hit)
             ? Effect.succeed(hit.value)
             : Effect.gen(function* () {
+                // Seeds sharing a MusicBrainz id share one request: later ones wait for the first's answer.
                 const flight = `${provider.id}|${key}`
-                if (filling.has(flight)) return []
-                filling.add(flight)
+                const running = filling.get(flight)
+                if (running !== undefined) return yield* Deferred.await(running)
+                const answer = yield* Deferred.make<ReadonlyArray<SimilarArtist>, ProviderError>()
+                filling.set(flight, answer)
                 return yield* provider.similar(seed, limit, apiKey).pipe(
                   Effect.tap((found) =>
                     Effect.flatMap(currentDate, (now) => rows.cacheSimilar(provider.id, key, found, now)),
                   ),
+                  Effect.exit,
+                  Effect.tap((exit) =>
+                    Deferred.done(answer, exit as Exit.Exit<ReadonlyArray<SimilarArtist>, ProviderError>),
+                  ),
                   Effect.ensuring(Effect.sync(() => filling.delete(flight))),
+                  Effect.flatten,
                 )
               }),
         ),
