@@ -484,6 +484,23 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       expect(download.bytes.equals(whole.bytes)).toBe(true)
       const raw0 = yield* raw("GET", `/rest/stream.view?${query({ ...A, id: track.id, format: "raw" })}`)
       expect(raw0.bytes.equals(whole.bytes)).toBe(true)
+      // format and maxBitRate reach the transcoder: a flac at 64 kbit/s mp3, and from a time offset.
+      const flac = tracks.find((candidate) => candidate.format === "flac")
+      if (flac !== undefined) {
+        const mp3 = yield* raw(
+          "GET",
+          `/rest/stream.view?${query({ ...A, id: flac.id, format: "mp3", maxBitRate: 64 })}`,
+        )
+        expect(mp3.status).toBe(200)
+        expect(mp3.headers.get("content-type")).toBe("audio/mpeg")
+        expect(mp3.bytes.length).toBeGreaterThan(0)
+        const later = yield* raw(
+          "GET",
+          `/rest/stream.view?${query({ ...A, id: flac.id, maxBitRate: 64, timeOffset: 1 })}`,
+        )
+        expect(later.headers.get("content-type")).toBe("audio/mpeg")
+        expect(later.bytes.length).toBeLessThan(mp3.bytes.length)
+      }
       yield* fails("stream", {}, A, 10)
       yield* fails("stream", { id: "00000000-0000-4000-8000-000000000000" }, A, 70)
       yield* fails("download", { id: "bad" }, A, 70)
