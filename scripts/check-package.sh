@@ -34,6 +34,8 @@ fail() {
 }
 
 if [ "${1:-}" != "--no-build" ]; then
+  # The web player first: the CLI's build copies packages/web/dist into dist/web.
+  pnpm --silent --filter @tonearm/web build >/dev/null
   pnpm --silent --filter @tonearm/cli build >/dev/null
 fi
 
@@ -42,7 +44,7 @@ echo "check-package: npm pack"
 tarball=$(ls "$work"/*.tgz)
 # Nothing of the workspace may leak into the tarball: no @tonearm/* dependency, no sources.
 listing=$(tar -tzf "$tarball")
-for file in dist/bin.js dist/engineWorker.js dist/parseWorker.mjs; do
+for file in dist/bin.js dist/engineWorker.js dist/parseWorker.mjs dist/web/index.html; do
   grep -qx "package/$file" <<<"$listing" || fail "$file is missing from the tarball"
 done
 grep -q '^package/src/' <<<"$listing" && fail "the tarball holds sources (package/src/)"
@@ -119,6 +121,13 @@ done
 echo "$health" | grep -q '"status":"ok"' || fail "/healthz answered $health"
 curl -sf "http://127.0.0.1:$port/openapi.json" | grep -q '"openapi"' || fail "/openapi.json did not answer an OpenAPI document"
 echo "check-package: /healthz $health; /openapi.json answers"
+# The web player rides in the package (dist/web) and is served at / with its hashed assets.
+page=$(curl -sf -H 'accept: text/html' "http://127.0.0.1:$port/") || fail "/ did not answer"
+grep -q '<div id="app">' <<<"$page" || fail "/ is not the web player: $(head -c 300 <<<"$page")"
+asset=$(grep -o '/assets/[^"]*\.js' <<<"$page" | head -1)
+curl -sfI "http://127.0.0.1:$port$asset" | grep -qi 'cache-control: public, max-age=31536000, immutable' ||
+  fail "$asset is not served immutable"
+echo "check-package: / serves the web player ($asset)"
 
 # The boot scan of the library runs on the installed parse worker: wait for its summary line.
 for _ in $(seq 1 120); do

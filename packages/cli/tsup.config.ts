@@ -98,7 +98,7 @@ const deepEffectImports = (): Plugin => ({
  *   dist/bin.js           the command (shebang), loads each command's code on use (chunk-*.js)
  *   dist/engineWorker.js  the recommendation engine's worker thread (RecommendationEngineWorker resolves it by URL)
  *   dist/parseWorker.mjs  the scanner's parse worker, plain JavaScript (ParsePool resolves it by URL)
- *   dist/web/             the web client's built assets, copied when ../web/dist exists (no web package yet)
+ *   dist/web/             the web player's built assets (packages/web, built first: it is a devDependency)
  *
  * Migrations need nothing here: they are imported statically (db/Migrations.ts) and ride in the bundle.
  */
