@@ -12,6 +12,8 @@ layer(TestDatabaseLive)("migration 0006: tracks, albums and artists are views of
         const foreignKeys = yield* sql<{ from_table: string; to_table: string }>`
         SELECT conrelid::regclass::text AS from_table, confrelid::regclass::text AS to_table
         FROM pg_constraint WHERE contype = 'f' AND confrelid::regclass::text LIKE 'indexed_%'
+          -- this migration's tables; later migrations add their own keys to indexed_* (checked in their tests)
+          AND conrelid::regclass::text IN ('indexed_albums', 'indexed_tracks', 'track_genres')
         ORDER BY 1, 2`
         expect(foreignKeys).toEqual([
           { from_table: "indexed_albums", to_table: "indexed_artists" },
