@@ -7,6 +7,7 @@ import { TonearmConfig } from "../../../server/src/config/TonearmConfig.js"
 import { arrangePlays, libraryTracks } from "../../../server/test/support/listening.js"
 import {
   collectErrors,
+  eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
   newContext,
@@ -75,10 +76,15 @@ describe("admin pages", () => {
       .filter({ hasText: /Full scan started|already running/ })
       .waitFor()
     // The page follows the scan until it is idle again, with the new run's counts.
+    const after = await eventually(
+      async () => {
+        const status = await call<{ started_at: string; files_seen: number; state: string }>("GET", "/api/admin/scan")
+        return status.state === "idle" && status.started_at !== before.started_at ? status : undefined
+      },
+      30_000,
+      "the scan to finish",
+    )
     await page.locator('[aria-label="Scan progress"][data-state="idle"]').waitFor({ timeout: 30_000 })
-    const after = await call<{ started_at: string; files_seen: number; state: string }>("GET", "/api/admin/scan")
-    expect(after.started_at).not.toBe(before.started_at)
-    expect(after.state).toBe("idle")
     await progress.getByText(String(after.files_seen), { exact: true }).first().waitFor()
     // The fixture library holds files that cannot be indexed: they are listed by path.
     await page.getByRole("heading", { name: "Files that could not be indexed" }).waitFor()

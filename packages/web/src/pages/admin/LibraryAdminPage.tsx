@@ -38,8 +38,8 @@ function Scan(props: { readonly onFinished: () => void }) {
     message.value = ""
     try {
       const started = await api((client) => client.scan.start({ payload: full ? { full: true } : {} }))
-      message.value = started.started ? `${full ? "Full" : "Incremental"} scan started.` : "A scan is already running."
       await poll()
+      message.value = started.started ? `${full ? "Full" : "Incremental"} scan started.` : "A scan is already running."
       if (status.value?.state !== "running") props.onFinished()
     } catch (failure) {
       message.value = errorMessage(failure)

@@ -50,6 +50,8 @@ export default function PlaylistPage({ params }: PageProps) {
   const editable = data.system_variant === null
   const entries = order.value ?? data.tracks
   const tracks = entries.map((entry) => entry.track)
+  // A system mix reports its own kind (`for_you`, `daily_mix:2`…) so the server stamps pick kinds and rotation.
+  const source = data.system_variant ?? `playlist:${id}`
 
   const saveOrder = async (next: ReadonlyArray<PlaylistEntry>, focusEntry?: string) => {
     order.value = next
@@ -143,7 +145,7 @@ export default function PlaylistPage({ params }: PageProps) {
               type="button"
               class="primary"
               disabled={tracks.length === 0}
-              onClick={() => playQueue(tracks, { source: `playlist:${id}` })}
+              onClick={() => playQueue(tracks, { source })}
             >
               Play
             </button>
@@ -215,7 +217,7 @@ export default function PlaylistPage({ params }: PageProps) {
               type="button"
               class="link-like"
               aria-label={`Play ${entry.track.title}`}
-              onClick={() => playQueue(tracks, { startIndex: at, source: `playlist:${id}` })}
+              onClick={() => playQueue(tracks, { startIndex: at, source })}
             >
               {entry.track.title}
             </button>
