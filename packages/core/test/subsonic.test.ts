@@ -10,6 +10,7 @@ import {
   indexLetterOf,
   isSafeJsonpCallback,
   parseCoverArtId,
+  protocolVersionFailure,
   subsonicTokenMatches,
   toXml,
 } from "../src/index.js"
@@ -42,6 +43,17 @@ describe("Subsonic auth pieces", () => {
     expect(isSafeJsonpCallback("window.app.$cb_1")).toBe(true)
     for (const bad of ["alert(1)", "a;b", "", "1a", "a..b", "a b", "x</script>"])
       expect(isSafeJsonpCallback(bad)).toBe(false)
+  })
+})
+
+describe("protocol version", () => {
+  it("another major version is 20 (client older) or 30 (server older); 1.x and no v are accepted", () => {
+    expect(protocolVersionFailure("1.16.1")).toBeUndefined()
+    expect(protocolVersionFailure("1.2.0")).toBeUndefined()
+    expect(protocolVersionFailure(undefined)).toBeUndefined()
+    expect(protocolVersionFailure("junk")).toBeUndefined()
+    expect(protocolVersionFailure("0.9.0")?.code).toBe(20)
+    expect(protocolVersionFailure("2.0.0")?.code).toBe(30)
   })
 })
 

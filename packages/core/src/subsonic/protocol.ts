@@ -34,6 +34,25 @@ export class SubsonicFailure extends Data.TaggedError("SubsonicFailure")<{
 export const missingParameter = (name: string) =>
   new SubsonicFailure({ code: SubsonicErrorCode.missingParameter, message: `Required parameter is missing: ${name}` })
 
+/**
+ * The client's protocol version `v` against ours: a different major version can't talk (Subsonic: 20 when the
+ * client is older, 30 when the server is). Absent or unparsable: accepted, as most servers do.
+ */
+export const protocolVersionFailure = (v: string | undefined): SubsonicFailure | undefined => {
+  const major = v === undefined ? Number.NaN : Number(/^(\d+)\./.exec(v.trim())?.[1] ?? Number.NaN)
+  const ours = Number(SUBSONIC_API_VERSION.split(".")[0])
+  if (Number.isNaN(major) || major === ours) return undefined
+  return major < ours
+    ? new SubsonicFailure({
+        code: SubsonicErrorCode.clientTooOld,
+        message: `Client must upgrade: v${v} < ${SUBSONIC_API_VERSION}`,
+      })
+    : new SubsonicFailure({
+        code: SubsonicErrorCode.serverTooOld,
+        message: `Server must upgrade: v${v} > ${SUBSONIC_API_VERSION}`,
+      })
+}
+
 /** `p=enc:<hex>` is the password hex-encoded; anything else is the password itself. */
 export const decodeSubsonicPassword = (p: string): string | undefined => {
   if (!p.startsWith("enc:")) return p

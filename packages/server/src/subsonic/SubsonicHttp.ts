@@ -6,6 +6,7 @@ import {
   isSafeJsonpCallback,
   PlaylistId,
   parseCoverArtId,
+  protocolVersionFailure,
   type SessionUser,
   SUBSONIC_API_VERSION,
   SUBSONIC_SERVER_TYPE,
@@ -270,7 +271,9 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
         })
       }
       const run = methods[method]
-      if (run === undefined) return failed(format, Codes.notFound, `Unknown method: ${method}`, 404)
+      if (run === undefined) return failed(format, Codes.generic, `Unknown method: ${method}`, 404)
+      const tooOld = protocolVersionFailure(params.get("v"))
+      if (tooOld !== undefined) return failed(format, tooOld.code, tooOld.message)
       const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
       return yield* credentials.authenticate(params, clientAddress).pipe(
         Effect.flatMap((user) => run(user, params)),

@@ -161,7 +161,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
   )
 
   it.scoped(
-    "auth failures: 40 wrong credentials, 41 no app password for token auth, 43 conflicting, 44 bad key, 10 missing",
+    "auth failures: 40 wrong credentials, 41 no app password for token auth, 43 conflicting, 44 bad key, 10 missing, 20/30 protocol version",
     () =>
       Effect.gen(function* () {
         yield* fails("ping", {}, withPassword("alice", "wrong password"), 40)
@@ -175,6 +175,8 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         yield* fails("ping", {}, { ...withApiKey(aliceKey), u: "alice" }, 43)
         yield* fails("ping", {}, { ...withPassword("alice", PASSWORD), t: "abc", s: "def" }, 43)
         yield* fails("ping", {}, withApiKey("unknown"), 44)
+        yield* fails("ping", { v: "2.0.0" }, A, 30)
+        yield* fails("ping", { v: "0.9.0" }, A, 20)
         yield* fails("ping", {}, {}, 10)
         yield* fails("ping", {}, { u: "alice" }, 10)
         yield* fails("ping", {}, { u: "alice", t: "abc" }, 10)
