@@ -70,6 +70,8 @@ export interface EnrichmentSettings {
   readonly managerTimeoutMs: number
   /** Suggestion art lookups at once (spec "Limits": bounded concurrency). */
   readonly suggestionArtConcurrency: number
+  /** This replica runs the enrichment drains (false: it only serves; another replica enriches). */
+  readonly runDrains: boolean
 }
 
 export const ENRICHMENT_DEFAULTS: EnrichmentSettings = {
@@ -89,6 +91,7 @@ export const ENRICHMENT_DEFAULTS: EnrichmentSettings = {
   reconcileMs: 60_000,
   managerTimeoutMs: 5_000,
   suggestionArtConcurrency: 4,
+  runDrains: true,
 }
 
 const providerConfig = (name: string, defaults: ProviderSettings) =>
@@ -137,6 +140,7 @@ export const enrichmentConfig = Config.all({
     Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
     Config.withDefault(ENRICHMENT_DEFAULTS.suggestionArtConcurrency),
   ),
+  runDrains: Config.boolean("TONEARM_ENRICHMENT_DRAINS").pipe(Config.withDefault(ENRICHMENT_DEFAULTS.runDrains)),
 })
 
 /** The enrichment settings of a config (a test's config may leave them out). */

@@ -135,6 +135,17 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
           LEFT JOIN artists ar ON ar.id = c.artist_id
           ORDER BY c.id`.pipe(Effect.flatMap(decodeRows(ClaimedRow)), orInternal("EnrichmentRepository.claim"))
 
+      /** Claimed rows this replica will not work after all: due again now. */
+      const release = (ids: ReadonlyArray<number>) =>
+        ids.length === 0
+          ? Effect.void
+          : sql`
+              UPDATE enrichment_state SET due_at = now()
+              WHERE id = ANY(${ids as Array<number>}::bigint[]) AND status = 'pending'`.pipe(
+              Effect.asVoid,
+              orInternal("EnrichmentRepository.release"),
+            )
+
       const settle = (id: number, now: Date) =>
         sql`
           UPDATE enrichment_state SET status = 'settled', attempts = attempts + 1, settled_at = ${now},
@@ -272,6 +283,7 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
         saveProvider,
         seed,
         claim,
+        release,
         settle,
         retryLater,
         fail,

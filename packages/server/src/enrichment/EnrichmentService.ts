@@ -35,7 +35,7 @@ import {
 /** Rows a provider's drain claims at once (its throttle still spaces every request). */
 const CLAIM_BATCH = 20
 /** How long a claimed row stays with this replica before another may take it. */
-const LEASE_MS = 10 * 60_000
+const LEASE_MS = 5 * 60_000
 /** Cover providers a refetch re-opens. */
 const EXTERNAL_COVER_SOURCES = ["coverartarchive", "lastfm"] as const
 
@@ -305,7 +305,21 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
         const now = yield* currentDate
         const claimed = yield* rows.claim(provider.id, now, new Date(now.getTime() + LEASE_MS), CLAIM_BATCH)
         if (claimed.length === 0) return yield* idle
-        yield* Effect.forEach(claimed, (row) => work(provider, entry.apiKey, row), { discard: true })
+        // Rows claimed but not worked when this replica stops go back at once (a crash waits for the lease).
+        const done = new Set<number>()
+        yield* Effect.forEach(
+          claimed,
+          (row) =>
+            Effect.zipRight(
+              work(provider, entry.apiKey, row),
+              Effect.sync(() => done.add(row.id)),
+            ),
+          { discard: true },
+        ).pipe(
+          Effect.onInterrupt(() =>
+            rows.release(claimed.filter((row) => !done.has(row.id)).map((row) => row.id)).pipe(Effect.ignore),
+          ),
+        )
       }).pipe(
         Effect.catchAllCause((cause) =>
           Effect.logWarning(`enrichment: ${provider.id} drain hiccup`, cause).pipe(Effect.zipRight(idle)),
@@ -325,8 +339,10 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
       Effect.forever,
     )
 
-    yield* Effect.forkIn(seeder, scope)
-    for (const provider of providers) yield* Effect.forkIn(drain(provider), scope)
+    if (settings.runDrains) {
+      yield* Effect.forkIn(seeder, scope)
+      for (const provider of providers) yield* Effect.forkIn(drain(provider), scope)
+    }
 
     // --- covers refetch ---
 
