@@ -111,10 +111,9 @@ describe("recommendation surfaces", () => {
   })
 
   it("a daily mix plays with source daily_mix:N; a withheld mix shows its unlock placeholder", async () => {
-    const rows = await call<ReadonlyArray<{ system_variant: string | null; locked: boolean; locked_reason: string }>>(
-      "GET",
-      "/api/playlists",
-    )
+    const rows = await call<
+      ReadonlyArray<{ id: string; name: string; system_variant: string | null; locked: boolean; locked_reason: string }>
+    >("GET", "/api/playlists")
     const daily = rows.find((row) => /^daily_mix:\d$/.test(row.system_variant ?? "") && !row.locked)
     const withheld = rows.find((row) => row.locked)
     expect(daily).toBeDefined()
@@ -139,6 +138,11 @@ describe("recommendation surfaces", () => {
     await screenshot(page, "daily-mix")
     await page.locator(".system-mix .actions button.primary").click()
     await playWithSource((source) => source === daily!.system_variant, daily!.system_variant!)
+    // Opened as a plain playlist, a system mix still reports its own kind.
+    const rediscover = rows.find((row) => row.system_variant === "rediscover" && !row.locked)!
+    await go(page, `/playlists/${rediscover.id}`, rediscover.name)
+    await page.getByRole("main").getByRole("button", { name: "Play", exact: true }).click()
+    await playWithSource((source) => source === "rediscover", "rediscover")
     expect(errors).toEqual([])
     await context.close()
   })
@@ -151,6 +155,22 @@ describe("recommendation surfaces", () => {
     await page.getByRole("button", { name: `Start radio from ${album.title}` }).click()
     const play = await playWithSource((source) => source?.startsWith("radio:") === true, "radio:<id>")
     expect(play.source).toMatch(/^radio:[0-9a-f-]{36}$/)
+    // From a track's menu, and from a genre: each a new radio with its own id.
+    const track = (await page.locator(".track-row .play-track").first().textContent())!
+    await page.getByRole("button", { name: `More for ${track}` }).click()
+    await page.getByRole("menuitem", { name: "Start radio" }).click()
+    const fromTrack = await playWithSource(
+      (source) => source?.startsWith("radio:") === true && source !== play.source,
+      "a second radio",
+    )
+    const genres = await call<ReadonlyArray<{ genre: string }>>("GET", "/api/library/genres")
+    const genre = genres[0]!.genre
+    await page.goto(`${server.url}/albums?genre=${encodeURIComponent(genre)}`)
+    await page.getByRole("button", { name: `Start radio from ${genre}` }).click()
+    await playWithSource(
+      (source) => source?.startsWith("radio:") === true && source !== play.source && source !== fromTrack.source,
+      "a genre radio",
+    )
     expect(errors).toEqual([])
     await context.close()
   })

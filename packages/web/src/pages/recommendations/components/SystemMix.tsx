@@ -103,14 +103,16 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
           </p>
         )}
         <div class="actions">
-          <button
-            type="button"
-            class="primary"
-            disabled={tracks.length === 0}
-            onClick={() => playQueue(tracks, { source: kind })}
-          >
-            Play {title}
-          </button>
+          {!row?.locked && (
+            <button
+              type="button"
+              class="primary"
+              disabled={tracks.length === 0}
+              onClick={() => playQueue(tracks, { source: kind })}
+            >
+              Play {title}
+            </button>
+          )}
           {row?.refreshable && (
             <>
               <button type="button" onClick={shuffle} disabled={busy.value !== ""}>
