@@ -238,7 +238,8 @@ const main = async () => {
     const lines = pending.split("\n")
     pending = lines.pop() ?? ""
     for (const line of lines) {
-      if (/level=(ERROR|FATAL)/.test(line)) {
+      // The pretty logger ("[12:00:00.000] ERROR (#12): ...") or logfmt ("level=ERROR").
+      if (/^\[[^\]]*\] (ERROR|FATAL) |level=(ERROR|FATAL)\b/.test(line)) {
         errorLines++
         if (errorSamples.length < 3) errorSamples.push(line.slice(0, 300))
       }
