@@ -40,6 +40,7 @@ export const routes: ReadonlyArray<RouteDef> = [
     nav: "You",
     load: () => import("../pages/settings/SubsonicPage.js"),
   },
+  { path: "/requests", title: "Request music", nav: "You", load: () => import("../pages/requests/RequestsPage.js") },
   { path: "/for-you", title: "For You", nav: "Listen", load: () => import("../pages/recommendations/ForYouPage.js") },
   {
     path: "/discover",
@@ -84,6 +85,20 @@ export const routes: ReadonlyArray<RouteDef> = [
     nav: "Admin",
     admin: true,
     load: () => import("../pages/admin/TrendsPage.js"),
+  },
+  {
+    path: "/admin/enrichment",
+    title: "Enrichment",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/enrichment/EnrichmentAdminPage.js"),
+  },
+  {
+    path: "/admin/requests",
+    title: "Requests",
+    nav: "Admin",
+    admin: true,
+    load: () => import("../pages/enrichment/RequestsAdminPage.js"),
   },
   {
     path: "/admin/quarantine",
