@@ -1,5 +1,4 @@
 import { useEffect } from "preact/hooks"
-import { onServerEvent } from "../../app/events.js"
 import { loadPlaylists, playlists } from "../../app/playlists.js"
 import { formatMs } from "../../components/format.js"
 import { mixHref, systemMixes } from "./components/mixes.js"
@@ -11,9 +10,9 @@ import { LockedMix } from "./components/SystemMix.js"
  * follows `playlist.system_rebuilt` (the playlists store refetches on every playlist event).
  */
 export default function MixesPage() {
+  // The store refetches on every playlist event (system_rebuilt included); load once in case it is stale.
   useEffect(() => {
     void loadPlaylists().catch(() => undefined)
-    return onServerEvent("playlist.system_rebuilt", () => void loadPlaylists().catch(() => undefined))
   }, [])
   const mixes = systemMixes(playlists.value)
   return (
