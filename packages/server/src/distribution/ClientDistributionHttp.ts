@@ -17,6 +17,7 @@ export const ClientDistributionHttpLive = HttpApiBuilder.group(TonearmApi, "clie
           const plan = yield* distribution.apk(user.id, {
             range: request.headers.range,
             ifRange: request.headers["if-range"],
+            head: request.method === "HEAD",
           })
           if (plan._tag === "Unsatisfiable") {
             return HttpServerResponse.unsafeJson(

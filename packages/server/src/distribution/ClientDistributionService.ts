@@ -123,11 +123,16 @@ export class ClientDistributionService extends Effect.Service<ClientDistribution
 
       /**
        * Single ranges per RFC 9110. Only a download from byte 0 counts toward the per-user limit (contract):
-       * a resume is never limited, and 404s, 416s and 429s neither count nor restart the window.
+       * a resume is never limited, and 404s, 416s and 429s neither count nor restart the window. A HEAD
+       * (a client checking the size before it downloads) sends no bytes and never counts.
        */
       const apk = Effect.fn("ClientDistributionService.apk")(function* (
         user: UserId,
-        request: { readonly range?: string | undefined; readonly ifRange?: string | undefined },
+        request: {
+          readonly range?: string | undefined
+          readonly ifRange?: string | undefined
+          readonly head?: boolean | undefined
+        },
       ) {
         const found = yield* installer
         const size = found.sizeBytes
@@ -148,7 +153,7 @@ export class ClientDistributionService extends Effect.Service<ClientDistribution
         if (range._tag === "Unsatisfiable") {
           return { _tag: "Unsatisfiable", headers: { ...base, "content-range": `bytes */${size}` } } satisfies ApkPlan
         }
-        if (startsAtByteZero(rangeHeader, size)) {
+        if (request.head !== true && startsAtByteZero(rangeHeader, size)) {
           const now = yield* currentDate
           const windowStart = new Date(now.getTime() - INSTALLER_INTERVAL_SECONDS * 1000)
           const current = yield* downloads.claim(user, now, windowStart)

@@ -96,6 +96,12 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
 
   it.effect("GET /api/client/apk answers the installer as application/vnd.android.package-archive", () =>
     Effect.gen(function* () {
+      // A HEAD first (a client checking the size) sends no bytes and does not use up the download.
+      const head = yield* raw("HEAD", "/api/client/apk", { token: alice.token })
+      expect(head.status).toBe(200)
+      expect(head.headers.get("content-type")).toBe("application/vnd.android.package-archive")
+      expect(Number(head.headers.get("content-length"))).toBe(APK.length)
+      expect(head.bytes.length).toBe(0)
       const response = yield* get("/api/client/apk", alice)
       expect(response.status).toBe(200)
       expect(response.headers.get("content-type")).toBe("application/vnd.android.package-archive")
