@@ -4,7 +4,7 @@
  * server started as the README does (`tonearm serve`, embedded PostgreSQL, in a child process).
  *
  *   pnpm bench:http [-- --tracks 100000] [--seed 1] [--library DIR] [--duration 10] [--warmup 2]
- *                   [--connections 1,16] [--routes FILE] [--only REGEX] [--fresh] [--json]
+ *                   [--connections 1,16] [--routes FILE] [--only REGEX] [--sessions 1] [--fresh] [--json]
  *
  * The library is `../shared/tools/gen-library` (TONEARM_GEN_LIBRARY to point elsewhere; Debian's python3-mutagen),
  * generated once into `<tmp>/tonearm-bench-genlib-<tracks>-<seed>`; the server's data directory (database and
@@ -33,6 +33,8 @@ const { values } = parseArgs({
     routes: { type: "string" },
     only: { type: "string" },
     fresh: { type: "boolean", default: false },
+    /** Sessions the bearer routes rotate over (one per request, round robin); 1: every connection shares one. */
+    sessions: { type: "string", default: "1" },
     bin: { type: "string" },
     json: { type: "boolean", default: false },
   },
@@ -334,11 +336,31 @@ const main = async () => {
       token,
     }
 
+    // Every authenticated request touches its session's row: with one session, concurrent requests queue on its
+    // lock; `--sessions N` logs in N times and rotates them, as N devices would.
+    const sessions = Math.max(1, Number(values.sessions))
+    const tokens = [token]
+    while (tokens.length < sessions) {
+      tokens.push((await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)).token)
+    }
     const script = path.join(home, "report.lua")
     fs.writeFileSync(script, WRK_SCRIPT)
+    const rotating = path.join(home, "report-sessions.lua")
+    fs.writeFileSync(
+      rotating,
+      `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format(nil, nil, { ["Authorization"] = "Bearer " .. tokens[(i % #tokens) + 1] })
+end
+${WRK_SCRIPT}`,
+    )
     const pid = server.pid!
     const idleRssMb = statusMb(pid, "VmRSS")
-    log(`server pid ${pid}, ${idleRssMb} MB RSS before the load; wrk ${seconds} s per route after ${warmup} s warm-up`)
+    log(
+      `server pid ${pid}, ${idleRssMb} MB RSS before the load; wrk ${seconds} s per route after ${warmup} s warm-up; ${sessions} session${sessions === 1 ? "" : "s"}`,
+    )
     // Everything shares the machine's cores with wrk and the server: a busy machine makes every figure worse.
     const loadBefore = os.loadavg()[0]!
     if (loadBefore > os.availableParallelism()) {
@@ -357,20 +379,25 @@ const main = async () => {
     for (const route of [HEALTHZ, ...selected]) {
       const routePath = fillPlaceholders(route.path, placeholders)
       const headers: Record<string, string> = {}
-      if (route.auth !== "none") headers.Authorization = `Bearer ${token}`
+      const bearer = route.auth !== "none"
+      // The check request carries the first token; wrk's runs rotate them (the Lua script sets the header).
+      const runScript = bearer && sessions > 1 ? rotating : script
+      if (bearer && sessions === 1) headers.Authorization = `Bearer ${token}`
       for (const [name, value] of Object.entries(route.headers ?? {}))
         headers[name] = fillPlaceholders(value, placeholders)
       // One request first: a route that does not answer 2xx is reported, not measured as if it were fast.
-      const check = await fetch(`${base}${routePath}`, { headers })
+      const check = await fetch(`${base}${routePath}`, {
+        headers: bearer ? { ...headers, Authorization: `Bearer ${token}` } : headers,
+      })
       await check.arrayBuffer()
       for (const connections of levels) {
-        if (warmup > 0) await wrk(`${base}${routePath}`, connections, warmup, headers, script)
+        if (warmup > 0) await wrk(`${base}${routePath}`, connections, warmup, headers, runScript)
         const errorsBefore = errorLines
         let rssMb = statusMb(pid, "VmRSS")
         const sampler = setInterval(() => {
           rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
         }, 250)
-        const result = await wrk(`${base}${routePath}`, connections, seconds, headers, script)
+        const result = await wrk(`${base}${routePath}`, connections, seconds, headers, runScript)
         clearInterval(sampler)
         rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
         rows.push({
@@ -432,6 +459,7 @@ const main = async () => {
           tracks: status.files_seen,
           library,
           duration: seconds,
+          sessions,
           warmup,
           server: { idleRssMb, peakRssMb, errorLogLines: errorLines },
           loadAverage: { before: loadBefore, after: loadAfter, cores: os.availableParallelism() },
