@@ -5,17 +5,33 @@ import { Effect } from "effect"
 import { ENRICHMENT_DEFAULTS } from "../../src/config/TonearmConfig.js"
 import { eventually } from "../enrichment/support.js"
 import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
-import { type FakeServer, startFakeServer } from "../support/fakeServer.js"
+import { type FakeAnswer, type FakeRequest, type FakeServer, startFakeServer } from "../support/fakeServer.js"
 import { scanNow } from "../support/library.js"
 import { syntheticLibrary } from "../support/listening.js"
 import { raw, rawJson } from "../support/raw.js"
 import { openSse } from "../support/sse.js"
-import { serverUrl, TestServerLive } from "../support/TestServer.js"
+import { secondReplica, serverUrl, TestServerLive } from "../support/TestServer.js"
 
 const root = await syntheticLibrary(120, 5)
 
 /** A small Lidarr (API v1): profiles, root folders, artist and album adds (a second add is "already added"). */
 const added = new Set<string>()
+const addArtist = (request: FakeRequest): FakeAnswer => {
+  const body = JSON.parse(request.body) as { foreignArtistId: string }
+  if (added.has(body.foreignArtistId))
+    return {
+      status: 400,
+      body: [
+        {
+          propertyName: "ForeignArtistId",
+          errorMessage: "This artist has already been added.",
+          errorCode: "ArtistExistsValidator",
+        },
+      ],
+    }
+  added.add(body.foreignArtistId)
+  return { status: 201, body: { id: added.size, ...body } }
+}
 const fakeLidarr = (server: FakeServer) => {
   server.on("GET", "/api/v1/qualityprofile", () => ({
     body: [
@@ -25,22 +41,7 @@ const fakeLidarr = (server: FakeServer) => {
   }))
   server.on("GET", "/api/v1/metadataprofile", () => ({ body: [{ id: 2, name: "Standard" }] }))
   server.on("GET", "/api/v1/rootfolder", () => ({ body: [{ path: "/music" }, { path: "/other" }] }))
-  server.on("POST", "/api/v1/artist", (request) => {
-    const body = JSON.parse(request.body) as { foreignArtistId: string }
-    if (added.has(body.foreignArtistId))
-      return {
-        status: 400,
-        body: [
-          {
-            propertyName: "ForeignArtistId",
-            errorMessage: "This artist has already been added.",
-            errorCode: "ArtistExistsValidator",
-          },
-        ],
-      }
-    added.add(body.foreignArtistId)
-    return { status: 201, body: { id: added.size, ...body } }
-  })
+  server.on("POST", "/api/v1/artist", addArtist)
   server.on("GET", "/api/v1/album/lookup", (request) => {
     const mbid = (request.query.get("term") ?? "").replace(/^lidarr:/, "")
     return {
@@ -365,5 +366,38 @@ layer(
       })
       expect(again.id).not.toBe(request.id)
     }).pipe(Effect.scoped),
+  )
+
+  it.effect(
+    "replica-safe: with two replicas reconciling, an unconfirmed add is sent once when the manager returns",
+    () =>
+      Effect.gen(function* () {
+        yield* secondReplica({
+          libraryDir: root,
+          enrichment: { ...ENRICHMENT_DEFAULTS, reconcileMs: 100, managerTimeoutMs: 2000, pollMs: 100 },
+        })
+        yield* Effect.promise(() => lidarr.stop())
+        const request = yield* bob.client.requests.create({ payload: { kind: "artist", mbid: mbid(9), name: "Nine" } })
+        expect(
+          (yield* admin.client.adminRequests.approve({ path: { id: request.id } })).manager_add_confirmed_at,
+        ).toBeNull()
+        yield* Effect.sleep("300 millis")
+        // A slow manager: each add takes 400 ms, so both replicas' ticks overlap it.
+        lidarr.on(
+          "POST",
+          "/api/v1/artist",
+          (add) => new Promise((resolve) => setTimeout(() => resolve(addArtist(add)), 400)),
+        )
+        yield* Effect.promise(() => lidarr.start())
+        yield* eventually(
+          Effect.map(confirmedAt(request.id), (at) => at !== null),
+          "the confirmation",
+        )
+        yield* Effect.sleep("600 millis")
+        const sent = lidarr
+          .hits("/api/v1/artist")
+          .filter((hit) => (JSON.parse(hit.body) as { foreignArtistId: string }).foreignArtistId === mbid(9))
+        expect(sent).toHaveLength(1)
+      }).pipe(Effect.scoped),
   )
 })
