@@ -111,8 +111,9 @@ const checkDependencies = () => {
   const missing = new Map<string, string>()
   for (const file of readdirSync("dist").filter((name) => /\.m?js$/.test(name))) {
     const code = readFileSync(path.join("dist", file), "utf8")
+    // A module specifier holds no space or comma: `timeOf("from", flags.from)` is not an import.
     for (const [, specifier] of code.matchAll(
-      /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./][^"']*)["']/g,
+      /(?:\bfrom\s*|\bimport\s*\(\s*|\brequire\s*\(\s*)["']([^"'./\s,][^"'\s,]*)["']/g,
     )) {
       if (specifier!.startsWith("node:") || builtinModules.includes(specifier!)) continue
       const name = specifier!.startsWith("@") ? specifier!.split("/").slice(0, 2).join("/") : specifier!.split("/")[0]!
