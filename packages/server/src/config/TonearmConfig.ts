@@ -86,7 +86,7 @@ export const ENRICHMENT_DEFAULTS: EnrichmentSettings = {
   retryBaseMs: 60_000,
   retryMaxMs: 6 * 3_600_000,
   maxAttempts: 5,
-  pollMs: 60_000,
+  pollMs: 15_000,
   similarCacheHours: 24 * 7,
   reconcileMs: 60_000,
   managerTimeoutMs: 5_000,
