@@ -3,6 +3,7 @@ import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import {
   type ArtistId,
+  ConnectionTest,
   EXTERNAL_PROVIDER_IDS,
   mergeTags,
   NotFound,
@@ -172,6 +173,9 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     })
 
     const test = Effect.fn("EnrichmentService.test")(function* (id: string) {
+      // A local cover source (sidecar, embedded) reads the library's own files: nothing to connect to.
+      if (providerEntry(id)?.local)
+        return new ConnectionTest({ ok: false, message: `${id} reads the library's own files and cannot be tested` })
       yield* known(id)
       const entry = (yield* effective).find((candidate) => candidate.id === id)!
       return yield* byId.get(id)!.test(entry.apiKey)

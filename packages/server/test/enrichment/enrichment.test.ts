@@ -95,8 +95,13 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
       })
       expect(unknown.status).toBe(404)
       expect(unknown.json).toMatchObject({ error: { code: "not_found" } })
-      // A local cover source is in the registry but is not a tag source.
-      expect((yield* raw("POST", "/api/admin/tag-sources/sidecar/test", { token: admin.token })).status).toBe(404)
+      expect((yield* raw("POST", "/api/admin/tag-sources/nope/test", { token: admin.token })).status).toBe(404)
+      // A local cover source is not a tag source to configure…
+      const local = yield* raw("PATCH", "/api/admin/tag-sources/sidecar", {
+        token: admin.token,
+        body: JSON.stringify({ enabled: false }),
+      })
+      expect(local.status).toBe(404)
     }),
   )
 
@@ -120,6 +125,8 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
       expect((yield* admin.client.tagSources.test({ path: { id: "musicbrainz" } })).ok).toBe(true)
       const caa = yield* admin.client.tagSources.test({ path: { id: "coverartarchive" } })
       expect(caa.ok).toBe(false)
+      // …and cannot be tested either.
+      expect(yield* admin.client.tagSources.test({ path: { id: "embedded" } })).toMatchObject({ ok: false })
       const noKey = yield* admin.client.tagSources.test({ path: { id: "lastfm" } })
       expect(noKey.ok).toBe(false)
       expect(noKey.message).toMatch(/key/i)
