@@ -1,3 +1,5 @@
+/// <reference lib="dom" />
+// page.evaluate callbacks run in the browser: they see the DOM.
 import type { AlbumDetail } from "@tonearm/core"
 import { Effect } from "effect"
 import type { Browser, Page } from "playwright-core"
