@@ -47,6 +47,7 @@ import {
   ScanHttpLive,
   Scanner,
   ScanService,
+  ScanSignals,
   TrackFiles,
   TrackRemoval,
 } from "./library/index.js"
@@ -107,6 +108,8 @@ const FoundationServicesLive = Layer.mergeAll(
   CoverService.Default,
   ScanService.Default,
   Scanner.Default,
+  // The same instance the scanner announces to (layers are shared by reference): enrichment listens.
+  ScanSignals.Default,
   TrackFiles.Default,
   StreamService.Default,
   CastService.Default,

@@ -16,12 +16,12 @@ import {
   TagSources,
   type WeightedTag,
 } from "@tonearm/core"
-import { Deferred, Duration, Effect, type Exit, Fiber, Option, Ref, Schema } from "effect"
+import { Deferred, Duration, Effect, type Exit, Fiber, Option, Queue, Ref, Schema, Scope } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
-import { externalCoversDir, LibraryEnrichment, LibraryService } from "../library/index.js"
+import { externalCoversDir, LibraryEnrichment, LibraryService, ScanSignals } from "../library/index.js"
 import { type ClaimedRow, EnrichmentRepository, type EntityKind } from "./EnrichmentRepository.js"
 import { ProviderHttp } from "./ProviderHttp.js"
 import {
@@ -82,6 +82,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     const http = yield* ProviderHttp
     const library = yield* LibraryService
     const catalog = yield* LibraryEnrichment
+    const signals = yield* ScanSignals
     const changes = yield* ChangeLog
     const config = yield* TonearmConfig
     const settings = enrichmentSettingsOf(config)
@@ -344,6 +345,9 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     )
 
     if (settings.runDrains) {
+      // A finished scan wakes the seeder at once (the poll is the fallback, e.g. for another replica's scan).
+      const scansDone = yield* Effect.provideService(signals.subscribe, Scope.Scope, scope)
+      yield* Effect.forkIn(Effect.forever(Effect.zipRight(Queue.take(scansDone), wake)), scope)
       yield* Effect.forkIn(seeder, scope)
       for (const provider of providers) yield* Effect.forkIn(drain(provider), scope)
     }

@@ -6,6 +6,7 @@ import { TonearmConfig } from "../config/TonearmConfig.js"
 import { CatalogRepository } from "./CatalogRepository.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
+import { ScanSignals } from "./ScanSignals.js"
 import { MoveCandidates } from "./scan/moves.js"
 import { plan } from "./scan/plan.js"
 import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
@@ -60,6 +61,7 @@ const noCounts: Tally = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors
 export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
   effect: Effect.gen(function* () {
     const scans = yield* ScanRepository
+    const signals = yield* ScanSignals
     const config = yield* TonearmConfig
     // The phases ask for their services; they run with the ones this scanner was built with.
     const phases = yield* Effect.context<CatalogRepository | ChangeLog | ParsePool | SqlClient.SqlClient>()
@@ -167,11 +169,12 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
             ),
           )
           yield* scans.finish(scanId, "completed", summary, yield* currentDate, null)
+          yield* signals.completed
           return Option.some(summary)
         }),
       )
 
     return { scan, root } as const
   }),
-  dependencies: [CatalogRepository.Default, ScanRepository.Default, ChangeLog.Default],
+  dependencies: [CatalogRepository.Default, ScanRepository.Default, ChangeLog.Default, ScanSignals.Default],
 }) {}
