@@ -27,12 +27,18 @@ export const errorMessage = (error: unknown): string =>
  * Runs one SDK call as a promise that rejects with the contract's typed error. An `Unauthenticated` answer
  * signs the app out (the session expired or was revoked elsewhere). `signal` cancels a stale request.
  */
-export const api = async <A, E>(call: (client: TonearmClient) => Effect.Effect<A, E>, signal?: AbortSignal) => {
+export const api = async <A, E>(
+  call: (client: TonearmClient) => Effect.Effect<A, E>,
+  signal?: AbortSignal,
+  options: { readonly keepalive?: boolean } = {},
+) => {
+  const request = Effect.flatMap(
+    Effect.promise(() => client),
+    call,
+  )
   const exit = await Effect.runPromiseExit(
-    Effect.flatMap(
-      Effect.promise(() => client),
-      call,
-    ),
+    // keepalive: the request outlives the page (a play's end reported as the tab closes).
+    options.keepalive ? Effect.provideService(request, FetchHttpClient.RequestInit, { keepalive: true }) : request,
     signal ? { signal } : {},
   )
   if (Exit.isSuccess(exit)) return exit.value

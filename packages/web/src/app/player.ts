@@ -129,7 +129,7 @@ const reportStart = (play: OpenPlay) => {
   )
 }
 
-const reportEnd = async (play: OpenPlay, how: "ended" | "left") => {
+const reportEnd = async (play: OpenPlay, how: "ended" | "left", keepalive = false) => {
   const listened = Math.round(play.listenedMs)
   if (play.offlineKey !== undefined) {
     writeOffline(
@@ -146,7 +146,9 @@ const reportEnd = async (play: OpenPlay, how: "ended" | "left") => {
     how === "left" && isSkip(listened, play.track.duration_ms)
       ? { type: "play_skipped" as const, play_event_id: play.playEventId, position_ms: positionMs }
       : { type: "play_ended" as const, play_event_id: play.playEventId, duration_played_ms: listened }
-  await api((client) => client.plays.report({ payload: payload as never })).catch(() => undefined)
+  await api((client) => client.plays.report({ payload: payload as never }), undefined, { keepalive }).catch(
+    () => undefined,
+  )
 }
 
 let flushing = false
@@ -192,6 +194,15 @@ const closePlay = (how: "ended" | "left") => {
   void reportEnd(play, how)
 }
 
+// The tab is closing (or going into the back-forward cache): report the open play now, as far as it got.
+addEventListener("pagehide", () => {
+  const play = open
+  if (play === undefined) return
+  open = undefined
+  play.closed = "left"
+  void reportEnd(play, "left", true)
+})
+
 // ---- the audio element ---------------------------------------------------------------------------------------
 
 audio.addEventListener("playing", () => {
@@ -213,6 +224,17 @@ audio.addEventListener("pause", () => {
 })
 audio.addEventListener("timeupdate", () => {
   position.value = audio.currentTime
+  if ("mediaSession" in navigator && Number.isFinite(audio.duration) && audio.duration > 0) {
+    try {
+      navigator.mediaSession.setPositionState({
+        duration: audio.duration,
+        position: Math.min(audio.currentTime, audio.duration),
+        playbackRate: audio.playbackRate || 1,
+      })
+    } catch {
+      // A browser without position state.
+    }
+  }
   if (open !== undefined) {
     const delta = audio.currentTime - open.lastTime
     // Only steady playback counts as listening: a seek is a jump of more than a couple of seconds.

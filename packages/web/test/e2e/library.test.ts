@@ -67,6 +67,38 @@ describe("browsing, playlists and the account in the web player", () => {
     await context.close()
   })
 
+  it("searches as you type (the address keeps the query) and likes an album and an artist, listed on Likes", async () => {
+    const context = await newContext(browser)
+    const page = await context.newPage()
+    const errors = collectErrors(page)
+    await signIn(page, server.url)
+    const albums = await server.run(server.admin.client.library.albums({ urlParams: { limit: 1 } }))
+    const album = albums.items[0]!
+    await page.getByRole("link", { name: "Search", exact: true }).click()
+    const box = page.getByRole("searchbox", { name: "Search artists, albums and tracks" })
+    await box.pressSequentially(album.title.slice(0, 4), { delay: 30 })
+    await page.getByRole("region", { name: "Albums" }).getByRole("link", { name: album.title, exact: true }).waitFor()
+    expect(new URL(page.url()).searchParams.get("q")).toBe(album.title.slice(0, 4))
+    await screenshot(page, "search")
+    await page.getByRole("region", { name: "Albums" }).getByRole("link", { name: album.title, exact: true }).click()
+    await page.getByRole("heading", { name: album.title, level: 1 }).waitFor()
+    await page.getByRole("button", { name: `Like ${album.title}` }).click()
+    await page.getByRole("link", { name: album.artist_name, exact: true }).first().click()
+    await page.getByRole("heading", { name: album.artist_name, level: 1 }).waitFor()
+    await page.getByRole("button", { name: `Like ${album.artist_name}` }).click()
+    await page.getByRole("link", { name: "Likes", exact: true }).click()
+    await page.getByRole("region", { name: "Albums" }).getByRole("link", { name: album.title, exact: true }).waitFor()
+    await page
+      .getByRole("region", { name: "Artists" })
+      .getByRole("link", { name: album.artist_name, exact: true })
+      .waitFor()
+    const likes = await server.run(server.admin.client.likes.list())
+    expect(likes.albums.map((liked) => liked.id)).toContain(album.id)
+    expect(likes.artists.map((liked) => liked.id)).toContain(album.artist_id)
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
   it("makes a playlist, adds tracks from a track list, reorders by drag, buttons and keyboard, renames and deletes it", async () => {
     const context = await newContext(browser)
     const page = await context.newPage()

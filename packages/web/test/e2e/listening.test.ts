@@ -73,6 +73,8 @@ describe("listening in the web player", () => {
     )
     await eventually(async () => ((await audioState(page)).currentTime > first.currentTime ? true : undefined))
     await expect(page.getByTestId("now-playing-title").textContent()).resolves.toBe(album.tracks[0]!.title)
+    // The lock screen and hardware keys see the same track (Media Session).
+    await expect(page.evaluate(() => navigator.mediaSession.metadata?.title)).resolves.toBe(album.tracks[0]!.title)
     // The started play reaches the server first (it carries the play_event_id the skip needs).
     const started = await eventually(async () =>
       (await history()).items.find((item) => item.track_id === album.tracks[0]!.id),
