@@ -99,14 +99,18 @@ layer(ServerWithAccessLog, { excludeTestServices: true, timeout: "90 seconds" })
       const { token } = yield* client.auth.login({ payload: { username: "admin", password: PASSWORD } })
       const sql = yield* SqlClient.SqlClient
       lines.length = 0
-      // Every session is locked, so the request's authentication waits until its client has gone.
+      // A session touched within the last second is read, not written: make this one due a touch.
+      yield* sql`UPDATE sessions SET last_seen_at = last_seen_at - interval '1 minute'`
+      // Every session is locked, so the request's authentication waits until its client has gone; the statement
+      // then runs to its end (never cancelled, see client-abort.test.ts) and the request ends as interrupted.
       yield* sql.withTransaction(
         Effect.gen(function* () {
-          yield* sql`SELECT id FROM sessions FOR UPDATE`
+          yield* sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`
           yield* leaveAfter("/api/library/genres", token, 300)
-          yield* waitForLine(/client closed the connection/)
+          yield* Effect.sleep("200 millis")
         }),
       )
+      yield* waitForLine(/client closed the connection/)
       const closed = lines.filter((line) => line.message.includes("client closed the connection"))
       expect(closed).toHaveLength(1)
       expect(closed[0]!.level).toBe("DEBUG")

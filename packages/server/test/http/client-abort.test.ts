@@ -1,0 +1,86 @@
+import * as http from "node:http"
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { logIn, signUpFirstAdmin } from "../support/accounts.js"
+import { serverUrl, TestServerLive } from "../support/TestServer.js"
+
+/**
+ * Issue 15: "no 5xx under load". A request whose client leaves must not cancel its statement: @effect/sql-pg
+ * answers an interrupt with `pg_cancel_backend(pid)`, sent after the connection may already be back in the pool
+ * and running another request's statement, which then fails ("canceling statement due to user request") and is
+ * answered 500. So request statements run to their end; the interrupt is honoured right after.
+ */
+
+/** A GET with a bearer token, left open; the returned effect closes it from the client side. */
+const openRequest = (route: string, token: string) =>
+  Effect.gen(function* () {
+    const base = new URL(yield* serverUrl)
+    const request = http.get({
+      host: base.hostname,
+      port: base.port,
+      path: route,
+      headers: { authorization: `Bearer ${token}` },
+    })
+    request.on("error", () => {})
+    return Effect.sync(() => request.destroy())
+  })
+
+/** Statements of other backends waiting on a lock whose text matches `like` (fresh view, not the transaction's). */
+const waitingOn = (like: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`SELECT pg_stat_clear_snapshot()`
+    const rows = yield* sql<{ pid: number }>`
+      SELECT pid FROM pg_stat_activity
+      WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND state = 'active' AND query LIKE ${like}`
+    return rows.length
+  })
+
+const untilWaiting = (like: string) =>
+  Effect.gen(function* () {
+    // Up to 10 s: on a busy machine the request may take a while to reach its statement.
+    for (let attempt = 0; attempt < 500; attempt++) {
+      if ((yield* waitingOn(like)) > 0) return true
+      yield* Effect.sleep("20 millis")
+    }
+    return false
+  })
+
+/** Locks with `lock`, sends a request that waits behind it, closes the client, and checks the statement waits on. */
+const abortBehind = (lock: Effect.Effect<unknown, unknown, SqlClient.SqlClient>, like: string, token: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        yield* lock
+        const close = yield* openRequest("/api/library/genres", token)
+        expect(yield* untilWaiting(like)).toBe(true)
+        yield* close
+        yield* Effect.sleep("300 millis")
+        // The client is gone; its statement still waits for the lock instead of being cancelled.
+        expect(yield* waitingOn(like)).toBe(1)
+      }),
+    )
+    // Lock released: the statement finishes and nothing is left waiting.
+    for (let attempt = 0; attempt < 50 && (yield* waitingOn(like)) > 0; attempt++) yield* Effect.sleep("20 millis")
+    expect(yield* waitingOn(like)).toBe(0)
+  })
+
+layer(TestServerLive(), { excludeTestServices: true, timeout: "60 seconds" })("client aborts", (it) => {
+  it.effect("a client that leaves does not cancel its request's statements (authentication)", () =>
+    Effect.gen(function* () {
+      const { token } = yield* signUpFirstAdmin("admin")
+      const sql = yield* SqlClient.SqlClient
+      yield* abortBehind(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`, "%FROM sessions%", token)
+    }),
+  )
+
+  it.effect("a client that leaves does not cancel its request's statements (the per-request settings read)", () =>
+    Effect.gen(function* () {
+      const { token } = yield* logIn("admin")
+      const sql = yield* SqlClient.SqlClient
+      yield* abortBehind(sql`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`, "%FROM settings%", token)
+    }),
+  )
+})
