@@ -59,6 +59,7 @@ export function TrackList(props: TrackListProps) {
   const { tracks } = props
   const { container, range } = useWindowedRange(tracks.length, ROW_HEIGHT)
   const playing = current.value?.id
+  const multiDisc = props.numbered === true && tracks.some((track) => (track.disc_number ?? 1) > 1)
   const rows = tracks.slice(range.start, range.end)
   return (
     <div class="tracks">
@@ -78,7 +79,13 @@ export function TrackList(props: TrackListProps) {
               class={`track-row${playing === track.id ? " current" : ""}`}
               data-track-id={track.id}
             >
-              <span class="num">{props.numbered ? (track.track_number ?? "") : at + 1}</span>
+              <span class="num">
+                {props.numbered
+                  ? multiDisc
+                    ? `${track.disc_number ?? 1}-${track.track_number ?? ""}`
+                    : (track.track_number ?? "")
+                  : at + 1}
+              </span>
               <span class="t">
                 <button
                   type="button"

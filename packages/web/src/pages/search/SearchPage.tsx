@@ -58,7 +58,11 @@ export default function SearchPage() {
         onInput={(event) => (text.value = (event.currentTarget as HTMLInputElement).value)}
       />
       <p class="muted" aria-live="polite">
-        {error.value !== undefined ? `Search failed: ${error.value}` : found === undefined ? "" : `${count} results`}
+        {error.value !== undefined
+          ? `Search failed: ${error.value}`
+          : found === undefined
+            ? ""
+            : `${count} ${count === 1 ? "result" : "results"}`}
       </p>
       {found !== undefined && (
         <>
