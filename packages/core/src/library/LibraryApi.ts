@@ -65,6 +65,16 @@ export class CoversApi extends HttpApiGroup.make("covers")
         "The album's cover (sidecar or embedded), optionally resized to `size` px. ETag/304; Cache-Control max-age=86400, must-revalidate.",
       ),
   )
+  .add(
+    HttpApiEndpoint.get("artistImage")`/api/artists/${artistId}/image`
+      .setUrlParams(CoverQuery)
+      .addSuccess(HttpApiSchema.Uint8Array({ contentType: "image/*" }))
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "The artist's image (from an enrichment provider; `art_source` names it), optionally resized to `size` px. 404 when the artist has none. ETag/304.",
+      ),
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Covers") {}
 

@@ -21,6 +21,7 @@ const ClaimedRow = Schema.Struct({
   album_cover: Schema.NullOr(Schema.String),
   artist_name: Schema.NullOr(Schema.String),
   artist_mbid: Schema.NullOr(Schema.String),
+  artist_art: Schema.NullOr(Schema.String),
 })
 export type ClaimedRow = typeof ClaimedRow.Type
 
@@ -128,7 +129,8 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
             RETURNING id, provider, album_id, artist_id, attempts)
           SELECT c.id::text AS id, c.provider, c.album_id, c.artist_id, c.attempts,
                  al.title AS album_title, al.mbid AS album_mbid, al.cover_art_source AS album_cover,
-                 COALESCE(ar.name, alar.name) AS artist_name, COALESCE(ar.mbid, alar.mbid) AS artist_mbid
+                 COALESCE(ar.name, alar.name) AS artist_name, COALESCE(ar.mbid, alar.mbid) AS artist_mbid,
+                 ar.art_source AS artist_art
           FROM claimed c
           LEFT JOIN albums al ON al.id = c.album_id
           LEFT JOIN artists alar ON alar.id = al.artist_id

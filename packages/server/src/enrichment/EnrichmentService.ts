@@ -21,7 +21,13 @@ import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
-import { externalCoversDir, LibraryEnrichment, LibraryService, ScanSignals } from "../library/index.js"
+import {
+  externalArtistImagesDir,
+  externalCoversDir,
+  LibraryEnrichment,
+  LibraryService,
+  ScanSignals,
+} from "../library/index.js"
 import { type ClaimedRow, EnrichmentRepository, type EntityKind } from "./EnrichmentRepository.js"
 import { ProviderHttp } from "./ProviderHttp.js"
 import {
@@ -228,6 +234,19 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
         return yield* catalog.adoptExternalCover(albumId, provider, name)
       })
 
+    /** Kept as `<artist id>` (no extension: the route sniffs the type), then the artist's art source is set. */
+    const saveArtistImage = (artistId: string, provider: string, image: NonNullable<Enriched["image"]>) =>
+      Effect.gen(function* () {
+        const dir = externalArtistImagesDir(config.dataDir)
+        yield* Effect.promise(async () => {
+          await fs.mkdir(dir, { recursive: true })
+          const temporary = path.join(dir, `.${artistId}.${process.pid}.tmp`)
+          await fs.writeFile(temporary, image.bytes)
+          await fs.rename(temporary, path.join(dir, artistId))
+        })
+        return yield* catalog.adoptArtistArt(artistId, provider)
+      })
+
     const entityOf = (row: ClaimedRow): EntityToEnrich | undefined => {
       if (row.album_id !== null)
         return row.album_title === null
@@ -264,6 +283,8 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
         }
         if (found.cover !== undefined && entity.kind === "album" && row.album_cover === null)
           yield* saveCover(entity.id, provider.id, found.cover)
+        if (found.image !== undefined && entity.kind === "artist" && row.artist_art === null)
+          yield* saveArtistImage(entity.id, provider.id, found.image)
         yield* rows.settle(row.id, now)
       })
 

@@ -18,6 +18,8 @@ export interface Enriched {
   readonly tags?: ReadonlyArray<WeightedTag>
   readonly mbid?: string
   readonly cover?: { readonly bytes: Uint8Array; readonly extension: string }
+  /** An artist's image. */
+  readonly image?: { readonly bytes: Uint8Array; readonly extension: string }
 }
 
 /** A similar artist as a provider lists it. */
@@ -144,6 +146,17 @@ const oneOrMany = <A, I>(item: Schema.Schema<A, I>) =>
 const LfmTopTags = Schema.Struct({
   toptags: Schema.Struct({ tag: Schema.optionalWith(oneOrMany(LfmTag), { default: () => [] }) }),
 })
+const LfmImages = Schema.optionalWith(
+  Schema.Array(Schema.Struct({ "#text": Schema.String, size: Schema.optional(Schema.String) })),
+  { default: () => [] },
+)
+const LfmArtistInfo = Schema.Struct({ artist: Schema.Struct({ image: LfmImages }) })
+/** Last.fm's grey star, answered for every artist since it stopped serving artist images: not an image of anyone. */
+const LFM_PLACEHOLDER = "2a96cbd8b46e442fc41c2b86b821562f"
+/** The largest image URL of a Last.fm image list, if any. */
+const largestImage = (images: ReadonlyArray<{ readonly "#text": string }>) =>
+  [...images].reverse().find((candidate) => candidate["#text"] !== "" && !candidate["#text"].includes(LFM_PLACEHOLDER))
+
 const LfmAlbumInfo = Schema.Struct({
   album: Schema.Struct({
     tags: Schema.optional(
@@ -152,10 +165,7 @@ const LfmAlbumInfo = Schema.Struct({
         Schema.String,
       ),
     ),
-    image: Schema.optionalWith(
-      Schema.Array(Schema.Struct({ "#text": Schema.String, size: Schema.optional(Schema.String) })),
-      { default: () => [] },
-    ),
+    image: LfmImages,
   }),
 })
 const LfmSimilar = Schema.Struct({
@@ -227,7 +237,24 @@ const lastfm = (http: ProviderHttp): Provider => {
     needsMbid: false,
     enrich: (entity, apiKey) =>
       Effect.gen(function* () {
-        if (entity.kind === "artist") return { tags: yield* topTags(entity, apiKey) }
+        if (entity.kind === "artist") {
+          const tags = yield* topTags(entity, apiKey)
+          const info = yield* call(
+            { method: "artist.getinfo", ...artistParams(entity), autocorrect: "1" },
+            apiKey,
+            LfmArtistInfo,
+          ).pipe(Effect.catchTag("ProviderNotFound", () => Effect.succeed({ artist: { image: [] } })))
+          const picture = largestImage(info.artist.image)
+          const image =
+            picture === undefined
+              ? undefined
+              : yield* http.getImage("lastfm", picture["#text"]).pipe(
+                  Effect.map(Option.some),
+                  Effect.catchTag("ProviderNotFound", () => Effect.succeedNone),
+                  Effect.map(Option.getOrUndefined),
+                )
+          return image === undefined ? { tags } : { tags, image }
+        }
         if (entity.artistName === null) return {}
         const info = yield* call(
           { method: "album.getinfo", artist: entity.artistName, album: entity.name, autocorrect: "1" },
@@ -235,7 +262,7 @@ const lastfm = (http: ProviderHttp): Provider => {
           LfmAlbumInfo,
         )
         const tags = typeof info.album.tags === "object" ? rankedTags(info.album.tags.tag) : []
-        const image = [...info.album.image].reverse().find((candidate) => candidate["#text"] !== "")
+        const image = largestImage(info.album.image)
         const cover =
           image === undefined
             ? undefined

@@ -473,6 +473,14 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         orInternal("CatalogRepository.adoptExternalCover"),
       )
 
+    /** An external provider's image for an artist without one. */
+    const adoptArtistArt = (artistId: string, source: string) =>
+      sql<{ id: string }>`
+        UPDATE indexed_artists SET art_source = ${source} WHERE id = ${artistId} AND art_source IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("CatalogRepository.adoptArtistArt"),
+      )
+
     return {
       knownTracks,
       knownErrors,
@@ -488,6 +496,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       tidy,
       adoptMbid,
       adoptExternalCover,
+      adoptArtistArt,
     } as const
   }),
 }) {}

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import { type AlbumId, ifNoneMatchHits, NotFound } from "@tonearm/core"
+import { type AlbumId, type ArtistId, ifNoneMatchHits, NotFound } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { parseFile } from "music-metadata"
 import sharp from "sharp"
@@ -103,7 +103,34 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       return { _tag: "Image", etag, contentType: "image/jpeg", bytes } satisfies CoverImage
     })
 
-    return { albumCover } as const
+    /** An artist's image, like an album cover: ETag from the file's identity, resized copies cached. */
+    const artistImage = Effect.fn("CoverService.artistImage")(function* (
+      id: ArtistId,
+      size: number | undefined,
+      ifNoneMatch: string | undefined,
+    ) {
+      const file = yield* files.artistImageFile(id)
+      if (Option.isNone(file)) return yield* new NotFound({ message: "this artist has no image" })
+      const { absolutePath, sizeBytes, mtimeMs, source } = file.value
+      const key = createHash("sha256")
+        .update(`artist|${id}|${source}|${sizeBytes}|${mtimeMs}|${size ?? "original"}`)
+        .digest("base64url")
+        .slice(0, 32)
+      const etag = `"${key}"`
+      if (ifNoneMatchHits(ifNoneMatch, etag)) return { _tag: "NotModified", etag } satisfies CoverImage
+      const bytes = yield* Effect.tryPromise(() => fs.readFile(absolutePath)).pipe(
+        Effect.map((buffer) => new Uint8Array(buffer)),
+        Effect.catchAll(() => Effect.fail(new NotFound({ message: "this artist's image cannot be read" }))),
+      )
+      if (size === undefined)
+        return { _tag: "Image", etag, contentType: contentTypeOf(bytes, undefined), bytes } satisfies CoverImage
+      const resizedBytes = yield* resized(key, bytes, size).pipe(
+        Effect.catchAll(() => Effect.fail(new NotFound({ message: "this artist's image is not a readable image" }))),
+      )
+      return { _tag: "Image", etag, contentType: "image/jpeg", bytes: resizedBytes } satisfies CoverImage
+    })
+
+    return { albumCover, artistImage } as const
   }),
   dependencies: [TrackFiles.Default],
 }) {}

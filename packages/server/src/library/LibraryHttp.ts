@@ -29,9 +29,13 @@ export const COVER_CACHE_CONTROL = "max-age=86400, must-revalidate"
 export const CoversHttpLive = HttpApiBuilder.group(TonearmApi, "covers", (handlers) =>
   Effect.gen(function* () {
     const covers = yield* CoverService
-    return handlers.handle("albumCover", ({ path, urlParams }) =>
-      conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.albumCover(path.id, urlParams.size, ifNoneMatch)),
-    )
+    return handlers
+      .handle("albumCover", ({ path, urlParams }) =>
+        conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.albumCover(path.id, urlParams.size, ifNoneMatch)),
+      )
+      .handle("artistImage", ({ path, urlParams }) =>
+        conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.artistImage(path.id, urlParams.size, ifNoneMatch)),
+      )
   }),
 )
 

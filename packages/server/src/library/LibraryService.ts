@@ -42,7 +42,9 @@ export const toAlbumRef = (row: AlbumRecord) =>
 
 export const toTrack = (row: TrackRecord) => new Track(row)
 
-export const toArtist = (row: ArtistRecord) => new Artist({ ...row, cover_url: null })
+/** An artist's image (fetched by enrichment) is served at its image route when it has an art source. */
+export const toArtist = (row: ArtistRecord) =>
+  new Artist({ ...row, cover_url: row.art_source === null ? null : `/api/artists/${row.id}/image` })
 
 export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/server/LibraryService", {
   effect: Effect.gen(function* () {

@@ -1,6 +1,6 @@
 import { promises as fs } from "node:fs"
 import * as path from "node:path"
-import type { AlbumId, TrackId } from "@tonearm/core"
+import type { AlbumId, ArtistId, TrackId } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { BrowseRepository } from "./BrowseRepository.js"
@@ -34,6 +34,9 @@ export const resolveInLibrary = (root: string, relative: string) =>
 
 /** Where covers fetched from external providers are kept (their `cover_path` is relative to it). */
 export const externalCoversDir = (dataDir: string) => path.join(dataDir, "covers", "external")
+
+/** Where artist images fetched by enrichment are kept, one file per artist named by its id. */
+export const externalArtistImagesDir = (dataDir: string) => path.join(dataDir, "covers", "artists")
 
 /** The files behind tracks and album covers, for the stream, cast and cover routes. */
 export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/TrackFiles", {
@@ -71,7 +74,17 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         return Option.map(file, (found) => ({ ...found, source }))
       })
 
-    return { track, trackFile, coverFile } as const
+    /** An artist's image: saved by enrichment under the data directory, named by the artist id. */
+    const artistImageFile = (id: ArtistId) =>
+      Effect.gen(function* () {
+        const row = yield* browse.artist(id)
+        if (Option.isNone(row) || row.value.art_source === null) return Option.none()
+        const source = row.value.art_source
+        const file = yield* resolveInLibrary(externalArtistImagesDir(dataDir), id)
+        return Option.map(file, (found) => ({ ...found, source }))
+      })
+
+    return { track, trackFile, coverFile, artistImageFile } as const
   }),
   dependencies: [BrowseRepository.Default],
 }) {}
