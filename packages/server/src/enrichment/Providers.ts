@@ -102,9 +102,10 @@ const musicbrainz = (http: ProviderHttp): Provider => {
     enrich: (entity) =>
       Effect.gen(function* () {
         if (isMbid(entity.mbid)) {
+          // "tags genres": URLSearchParams sends it as MusicBrainz documents it, `inc=tags+genres`.
           const found = yield* get(
             `/${entity.kind === "album" ? "release" : "artist"}/${entity.mbid}`,
-            { inc: "tags+genres" },
+            { inc: "tags genres" },
             MbEntity,
           )
           return { tags: tagsOf(found) }

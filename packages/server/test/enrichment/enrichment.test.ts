@@ -153,6 +153,10 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
         expect(counts).toEqual({ settled: albums + artists })
         // One request per entity: nothing fetched twice.
         expect(musicbrainz.requests).toHaveLength(albums + artists)
+        // Lookups by id as MusicBrainz documents them.
+        const lookup = musicbrainz.requests.find((r) => /^\/ws\/2\/(artist|release)\/[0-9a-f-]{36}$/.test(r.path))
+        expect(lookup?.url).toContain("inc=tags+genres")
+        expect(lookup?.query.get("fmt")).toBe("json")
         // The per-provider throttle holds under the unbounded drain (40 ms configured).
         const gaps = gapsOf(musicbrainz.requests)
         const span =
