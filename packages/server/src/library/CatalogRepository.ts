@@ -376,6 +376,29 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       ).pipe(orInternal("CatalogRepository.forgetErrors"))
 
     /**
+     * The derived indexes browse reads instead of aggregating per request (genres with their counts, each
+     * album's genres, years), rebuilt from the present rows inside tidy's transaction: readers keep seeing the
+     * previous index until it commits, on every replica.
+     */
+    const refreshDerived = Effect.gen(function* () {
+      // One refresh at a time across replicas (a purge can tidy during a scan); reads are not blocked.
+      yield* sql`LOCK TABLE album_genres, library_genres, library_years IN EXCLUSIVE MODE`
+      yield* sql`DELETE FROM album_genres`
+      yield* sql`
+        INSERT INTO album_genres (genre, album_id)
+        SELECT DISTINCT g.genre, t.album_id FROM track_genres g JOIN tracks t ON t.id = g.track_id`
+      yield* sql`DELETE FROM library_genres`
+      yield* sql`
+        INSERT INTO library_genres (genre, track_count, album_count)
+        SELECT g.genre, count(*)::int, count(DISTINCT t.album_id)::int
+        FROM track_genres g JOIN tracks t ON t.id = g.track_id GROUP BY g.genre`
+      yield* sql`DELETE FROM library_years`
+      yield* sql`
+        INSERT INTO library_years (year, album_count)
+        SELECT year, count(*)::int FROM albums WHERE year > 0 GROUP BY year`
+    })
+
+    /**
      * After a scan (or a purge) that changed anything: delete albums and artists left with no rows at all,
      * flag the ones left with nothing present missing (an album: no present track; an artist: no present
      * track nor album) and restore the others, drop covers whose source is gone, and refresh the stored
@@ -442,6 +465,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           LEFT JOIN (SELECT artist_id, count(*)::int AS n FROM tracks GROUP BY artist_id) tr ON tr.artist_id = base.id
           WHERE ar.id = base.id AND (ar.album_count <> COALESCE(al.n, 0) OR ar.track_count <> COALESCE(tr.n, 0))
           RETURNING ar.id, ar.missing_since IS NULL AS present`
+        yield* refreshDerived
         const present = (rows: ReadonlyArray<{ id: string; present: boolean }>) =>
           rows.filter((row) => row.present).map((row) => row.id)
         return {

@@ -202,9 +202,12 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         const sql = yield* SqlClient.SqlClient
         const id = yield* albumNamed("Über Café")
         const artist = yield* artistNamed("Zoë Müller")
+        // Album chips read the derived album_genres, artist chips track_genres: both lookups fail.
         yield* sql`ALTER TABLE track_genres RENAME TO track_genres_gone`
+        yield* sql`ALTER TABLE album_genres RENAME TO album_genres_gone`
         const [album, artistDetail] = yield* Effect.all([get(`/api/albums/${id}`), get(`/api/artists/${artist}`)]).pipe(
           Effect.ensuring(sql`ALTER TABLE track_genres_gone RENAME TO track_genres`.pipe(Effect.orDie)),
+          Effect.ensuring(sql`ALTER TABLE album_genres_gone RENAME TO album_genres`.pipe(Effect.orDie)),
         )
         expect(album.status).toBe(200)
         expect((album.json as { genres: unknown }).genres).toEqual([])
