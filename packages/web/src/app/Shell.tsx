@@ -131,7 +131,11 @@ export function Shell() {
       void loadLikes().catch(() => undefined)
       void loadPlaylists().catch(() => undefined)
       void flushOffline()
-    } else stopEvents()
+    } else {
+      // Signed out here, or the session was revoked elsewhere (a 401 anywhere lands here): stop the music too.
+      stopEvents()
+      resetPlayer()
+    }
   })
   if (session.value === undefined) return <p class="muted boot">Loading…</p>
   if (session.value === null) return <SignIn />

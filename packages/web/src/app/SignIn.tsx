@@ -1,33 +1,41 @@
 import { useSignal } from "@preact/signals"
-import { api, errorMessage } from "./api.js"
+import { api, errorMessage, isApiError } from "./api.js"
 import { session } from "./session.js"
 
-/** Sign in with a name and password; the server sets the session cookie (HttpOnly) on this origin. */
+/**
+ * Sign in with a name and password; the server sets the session cookie (HttpOnly) on this origin. A new server
+ * has no account yet: "Create an account" registers (the first account becomes the admin; later ones only while
+ * the operator keeps registration open, else the server's refusal is shown).
+ */
 export function SignIn() {
   const error = useSignal<string | undefined>(undefined)
   const busy = useSignal(false)
+  const creating = useSignal(false)
   const submit = async (event: Event) => {
     event.preventDefault()
-    const form = event.currentTarget as HTMLFormElement
-    const data = new FormData(form)
+    const data = new FormData(event.currentTarget as HTMLFormElement)
+    const username = String(data.get("username"))
+    const password = String(data.get("password"))
     busy.value = true
     error.value = undefined
     try {
-      const result = await api((client) =>
-        client.auth.login({
-          payload: { username: String(data.get("username")), password: String(data.get("password")) },
-        }),
-      )
+      const result = creating.value
+        ? await api((client) => client.auth.register({ payload: { username, password } }))
+        : await api((client) => client.auth.login({ payload: { username, password } }))
       session.value = { id: result.user.id, username: result.user.username, is_admin: result.user.is_admin }
     } catch (failure) {
-      error.value = errorMessage(failure)
+      error.value =
+        isApiError(failure) && failure._tag === "RegistrationClosed"
+          ? "Registration is closed on this server: ask its admin for an account."
+          : errorMessage(failure)
     } finally {
       busy.value = false
     }
   }
+  const title = creating.value ? "Create a Tonearm account" : "Sign in to Tonearm"
   return (
     <main id="main" class="sign-in">
-      <h1>Sign in to Tonearm</h1>
+      <h1>{title}</h1>
       <form onSubmit={submit}>
         <label>
           Username
@@ -35,10 +43,16 @@ export function SignIn() {
         </label>
         <label>
           Password
-          <input name="password" type="password" autocomplete="current-password" required />
+          <input
+            name="password"
+            type="password"
+            autocomplete={creating.value ? "new-password" : "current-password"}
+            minLength={creating.value ? 8 : undefined}
+            required
+          />
         </label>
         <button type="submit" class="primary" disabled={busy.value}>
-          Sign in
+          {creating.value ? "Create account" : "Sign in"}
         </button>
         <p role="alert" class="error">
           {error.value ?? ""}
@@ -46,6 +60,18 @@ export function SignIn() {
       </form>
       <p>
         <a href="/forgot-password">Forgot your password?</a>
+      </p>
+      <p>
+        <button
+          type="button"
+          class="link"
+          onClick={() => {
+            creating.value = !creating.value
+            error.value = undefined
+          }}
+        >
+          {creating.value ? "I have an account: sign in" : "New here? Create an account"}
+        </button>
       </p>
     </main>
   )

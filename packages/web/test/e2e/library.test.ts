@@ -172,6 +172,13 @@ describe("browsing, playlists and the account in the web player", () => {
     const context = await newContext(browser)
     const page = await context.newPage()
     await page.goto(`${server.url}/`)
+    // Registration is closed on this server (it has its admin): the sign-in page says so when one tries.
+    await page.getByRole("button", { name: "New here? Create an account" }).click()
+    await page.getByLabel("Username").fill("mallory")
+    await page.getByLabel("Password").fill("a long enough password")
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.getByText("Registration is closed on this server").waitFor()
+    await page.getByRole("button", { name: "I have an account: sign in" }).click()
     await page.getByRole("link", { name: "Forgot your password?" }).click()
     await page.getByLabel("Username or email").fill("carol")
     await page.getByRole("button", { name: "Send me a reset link" }).click()
