@@ -28,6 +28,9 @@ function SourceRow(props: { readonly source: TagSource; readonly onChange: (text
       <th scope="row">{nameOf(source.id)}</th>
       <td>{source.capabilities.join(", ")}</td>
       <td>
+        {source.runs.settled} done, {source.runs.pending} waiting, {source.runs.failed} failed
+      </td>
+      <td>
         <label class="check">
           <input
             type="checkbox"
@@ -198,6 +201,7 @@ function Enrichment() {
             <tr>
               <th scope="col">Provider</th>
               <th scope="col">Gives</th>
+              <th scope="col">Runs</th>
               <th scope="col">On</th>
               <th scope="col">Key</th>
               <th scope="col">Check</th>
