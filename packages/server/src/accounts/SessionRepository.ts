@@ -50,26 +50,30 @@ export class SessionRepository extends Effect.Service<SessionRepository>()("@ton
 
     /**
      * The live session holding this token hash, touched: last_seen_at and last_ip move, created_ip never
-     * does. Sessions idle since before `idleCutoff` no longer authenticate.
+     * does. Sessions idle since before `idleCutoff` no longer authenticate. A session already touched within
+     * `touchedSince` from the same address is read, not written: a client loading many things at once would
+     * otherwise queue every request on its session row's lock and a commit each.
      */
     const authenticate = (input: {
       readonly tokenHash: Buffer
       readonly clientAddress: string
       readonly now: Date
       readonly idleCutoff: Date
+      readonly touchedSince: Date
     }) =>
       sql`
         WITH found AS (
-          SELECT id, last_seen_at FROM sessions
+          SELECT id, user_id, last_seen_at, last_ip FROM sessions
           WHERE token_hash = ${input.tokenHash} AND last_seen_at > ${input.idleCutoff}
-          FOR UPDATE
         ), touched AS (
           UPDATE sessions s SET last_seen_at = ${input.now}, last_ip = ${input.clientAddress}
-          FROM found WHERE s.id = found.id
-          RETURNING s.id, s.user_id, found.last_seen_at AS previous_seen_at
+          FROM found
+          WHERE s.id = found.id
+            AND (found.last_seen_at < ${input.touchedSince} OR found.last_ip IS DISTINCT FROM ${input.clientAddress})
+          RETURNING s.id
         )
-        SELECT t.id AS session_id, t.user_id, u.username, u.is_admin, t.previous_seen_at
-        FROM touched t JOIN users u ON u.id = t.user_id`.pipe(
+        SELECT f.id AS session_id, f.user_id, u.username, u.is_admin, f.last_seen_at AS previous_seen_at
+        FROM found f JOIN users u ON u.id = f.user_id`.pipe(
         Effect.flatMap(decodeFirst(AuthenticatedRow)),
         orInternal("SessionRepository.authenticate"),
       )

@@ -134,6 +134,37 @@ layer(SessionsLive, { excludeTestServices: true })("sessions", (it) => {
     }),
   )
 
+  it.effect(
+    "last_seen_at moves with a request a second or more after the last touch; a burst within it writes once",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const session = yield* logIn("listener")
+        const hash = sql`sha256(convert_to(${session.token}, 'UTF8'))`
+        const seen = Effect.map(
+          sql<{
+            at: Date
+            xmin: string
+          }>`SELECT last_seen_at AS at, xmin::text FROM sessions WHERE token_hash = ${hash}`,
+          (rows) => rows[0]!,
+        )
+        yield* sql`UPDATE sessions SET last_seen_at = now() - interval '2 seconds' WHERE token_hash = ${hash}`
+        const before = yield* seen
+        yield* session.client.me.get()
+        const touched = yield* seen
+        expect(touched.at.getTime()).toBeGreaterThan(before.at.getTime())
+        // Many requests at once from the same client within the second (touched "just now", set a little ahead so a
+        // slow machine stays inside it): the row is read, not written.
+        yield* sql`UPDATE sessions SET last_seen_at = now() + interval '30 seconds' WHERE token_hash = ${hash}`
+        const fresh = yield* seen
+        yield* Effect.all(
+          Array.from({ length: 8 }, () => session.client.me.get()),
+          { concurrency: 8 },
+        )
+        expect((yield* seen).xmin).toBe(fresh.xmin)
+      }),
+  )
+
   it.effect("logout deletes the current session and clears the cookie", () =>
     Effect.gen(function* () {
       const session = yield* logIn("listener")
