@@ -66,6 +66,8 @@ export class TagSource extends Schema.Class<TagSource>("TagSource")({
   capabilities: Schema.Array(Schema.String),
   requires_api_key: Schema.Boolean,
   testable: Schema.Boolean,
+  /** How far this provider's enrichment runs are: rows waiting, answered, given up on. */
+  runs: Schema.Struct({ pending: Schema.Int, settled: Schema.Int, failed: Schema.Int }),
 }) {}
 
 export class TagSources extends Schema.Class<TagSources>("TagSources")({

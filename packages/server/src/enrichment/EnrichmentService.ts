@@ -119,9 +119,15 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
 
     const enabledIds = Effect.map(effective, (all) => new Set(all.filter((entry) => entry.enabled).map((e) => e.id)))
 
-    const sourceOf = (entry: { id: string; enabled: boolean; apiKey: string | null }, version: number) => {
+    const sourceOf = (
+      entry: { id: string; enabled: boolean; apiKey: string | null },
+      version: number,
+      counts: ReadonlyArray<{ readonly provider: string; readonly status: string; readonly n: number }>,
+    ) => {
       const registry = providerEntry(entry.id)!
+      const count = (status: string) => counts.find((row) => row.provider === entry.id && row.status === status)?.n ?? 0
       return new TagSource({
+        runs: { pending: count("pending"), settled: count("settled"), failed: count("failed") },
         id: entry.id,
         enabled: entry.enabled,
         api_key: entry.apiKey,
@@ -133,8 +139,8 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     }
 
     const list = Effect.gen(function* () {
-      const [all, version] = yield* Effect.all([effective, rows.version])
-      return new TagSources({ version, providers: all.map((entry) => sourceOf(entry, version)) })
+      const [all, version, counts] = yield* Effect.all([effective, rows.version, rows.statusCounts])
+      return new TagSources({ version, providers: all.map((entry) => sourceOf(entry, version, counts)) })
     })
 
     const known = (id: string) =>
@@ -175,8 +181,8 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
         .pipe(orInternal("EnrichmentService.update"))
       if (changed || apiKey !== undefined) yield* rows.forgetSimilar(id)
       if (changed) yield* wake
-      const [all, version] = yield* Effect.all([effective, rows.version])
-      return sourceOf(all.find((entry) => entry.id === id)!, version)
+      const [all, version, counts] = yield* Effect.all([effective, rows.version, rows.statusCounts])
+      return sourceOf(all.find((entry) => entry.id === id)!, version, counts)
     })
 
     const test = Effect.fn("EnrichmentService.test")(function* (id: string) {
