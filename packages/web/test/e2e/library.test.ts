@@ -95,6 +95,26 @@ describe("browsing, playlists and the account in the web player", () => {
     const likes = await server.run(server.admin.client.likes.list())
     expect(likes.albums.map((liked) => liked.id)).toContain(album.id)
     expect(likes.artists.map((liked) => liked.id)).toContain(album.artist_id)
+    // A plain search play carries no source (the baseline of the recommendation metrics).
+    const detail = await server.run(server.admin.client.library.album({ path: { id: album.id } }))
+    const track = detail.tracks[0]!
+    await page.getByRole("link", { name: "Search", exact: true }).click()
+    await page.getByRole("searchbox", { name: "Search artists, albums and tracks" }).fill(track.title)
+    await page
+      .getByRole("list", { name: "Tracks found" })
+      .getByRole("button", { name: `Play ${track.title}` })
+      .first()
+      .click()
+    const play = await eventually(
+      async () =>
+        (await server.run(server.admin.client.plays.history({ urlParams: { limit: 20 } }))).items.find(
+          (item) => item.track_id === track.id,
+        ),
+      10_000,
+      "the search play",
+    )
+    expect(play).toMatchObject({ source: null, device_class: "web" })
+    await page.evaluate(() => (document.getElementById("tonearm-audio") as HTMLAudioElement).pause())
     expect(errors).toEqual([])
     await context.close()
   })

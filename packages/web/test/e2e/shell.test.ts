@@ -2,13 +2,23 @@
 // page.evaluate callbacks run in the browser: they see the DOM.
 import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { collectErrors, launchBrowser, newContext, screenshot, signIn, startServer, type WebServer } from "./support.js"
+import {
+  collectErrors,
+  launchBrowser,
+  newContext,
+  PASSWORD,
+  screenshot,
+  signIn,
+  startEmptyServer,
+  type WebServer,
+} from "./support.js"
 
-let server: WebServer
+let server: Omit<WebServer, "admin">
 let browser: Browser
 
 beforeAll(async () => {
-  server = await startServer()
+  // No account yet: the first visitor makes it, as after `pnpm tonearm serve` on a new machine.
+  server = await startEmptyServer()
   browser = await launchBrowser()
 })
 afterAll(async () => {
@@ -17,6 +27,24 @@ afterAll(async () => {
 })
 
 describe("the web app at /", () => {
+  it("on a new server, the first visitor creates the first account from the sign-in page and is its admin", async () => {
+    const context = await newContext(browser)
+    const page = await context.newPage()
+    const errors = collectErrors(page)
+    await page.goto(`${server.url}/`)
+    await page.getByRole("button", { name: "New here? Create an account" }).click()
+    await page.getByRole("heading", { name: "Create a Tonearm account" }).waitFor()
+    await page.getByLabel("Username").fill("admin")
+    await page.getByLabel("Password").fill(PASSWORD)
+    await page.getByRole("button", { name: "Create account" }).click()
+    await page.getByRole("heading", { name: "Home", level: 1 }).waitFor()
+    await page.getByText("Signed in as admin").waitFor()
+    // The first account is the admin: the admin pages are in the navigation.
+    await page.getByRole("heading", { name: "Admin", level: 2 }).waitFor()
+    expect(errors).toEqual([])
+    await context.close()
+  })
+
   it("signs in with the cookie session and renders Home with every section of /api/home", async () => {
     const context = await newContext(browser)
     const page = await context.newPage()

@@ -28,24 +28,26 @@ export interface WebServer {
   readonly close: () => Promise<void>
 }
 
-/**
- * A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app,
- * with its first account ("admin", the tests' password) made.
- */
-export const startServer = async (overrides: Partial<TonearmSettings> = {}): Promise<WebServer> => {
+/** A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app. */
+export const startEmptyServer = async (overrides: Partial<TonearmSettings> = {}): Promise<Omit<WebServer, "admin">> => {
   ensureWebBuilt()
   const { root } = await fixtureLibrary()
   const runtime = ManagedRuntime.make(TestServerLive({ libraryDir: root, ...overrides }))
   const url = await runtime.runPromise(serverUrl)
-  const admin = await runtime.runPromise(signUpFirstAdmin("admin"))
   await runtime.runPromise(scanNow())
   return {
     url,
-    admin,
     run: (effect) => runtime.runPromise(effect as Effect.Effect<never, never, never>),
     runtime: runtime as unknown as ManagedRuntime.ManagedRuntime<unknown, unknown>,
     close: () => runtime.dispose(),
   }
+}
+
+/** The same, with its first account ("admin", the tests' password) made. */
+export const startServer = async (overrides: Partial<TonearmSettings> = {}): Promise<WebServer> => {
+  const server = await startEmptyServer(overrides)
+  const admin = await server.run(signUpFirstAdmin("admin"))
+  return { ...server, admin }
 }
 
 /** Signs in through the sign-in form and waits for Home. */
