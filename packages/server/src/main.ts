@@ -33,6 +33,7 @@ import { EventBus, EventsHttpLive } from "./events/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import { JsonCachingLive } from "./http/jsonCaching.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
@@ -240,6 +241,7 @@ export const HttpAppLive = Layer.mergeAll(
   PasswordPagesLive,
   SubsonicHttpLive,
   WebAppLive,
+  JsonCachingLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */
