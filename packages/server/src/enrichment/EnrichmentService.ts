@@ -16,7 +16,7 @@ import {
   TagSources,
   type WeightedTag,
 } from "@tonearm/core"
-import { Deferred, Duration, Effect, type Exit, Fiber, Option, Queue, Ref, Schema, Scope } from "effect"
+import { Clock, Deferred, Duration, Effect, type Exit, Fiber, Option, Queue, Ref, Schema, Scope } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
@@ -43,6 +43,13 @@ import {
 const CLAIM_BATCH = 20
 /** How long a claimed row stays with this replica before another may take it. */
 const LEASE_MS = 5 * 60_000
+/**
+ * How long a Discover request waits for providers' similar artists it has not cached yet; a slower provider
+ * keeps filling its cache in the background for the next request.
+ */
+const SIMILAR_WAIT_MS = 3_000
+/** After a failed similar-artist lookup, that provider and seed are not asked again for this long. */
+const SIMILAR_FAILURE_PAUSE_MS = 5 * 60_000
 /** Cover providers a refetch re-opens. */
 const EXTERNAL_COVER_SOURCES = ["coverartarchive", "lastfm"] as const
 
@@ -179,7 +186,10 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
           }),
         )
         .pipe(orInternal("EnrichmentService.update"))
-      if (changed || apiKey !== undefined) yield* rows.forgetSimilar(id)
+      if (changed || apiKey !== undefined) {
+        yield* rows.forgetSimilar(id)
+        for (const flight of failedUntil.keys()) if (flight.startsWith(`${id}|`)) failedUntil.delete(flight)
+      }
       if (changed) yield* wake
       const [all, version, counts] = yield* Effect.all([effective, rows.version, rows.statusCounts])
       return sourceOf(all.find((entry) => entry.id === id)!, version, counts)
@@ -442,6 +452,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     // --- similar artists (Discover's out-of-library candidates) ---
 
     const filling = new Map<string, Deferred.Deferred<ReadonlyArray<SimilarArtist>, ProviderError>>()
+    const failedUntil = new Map<string, number>()
 
     const similarOf = (
       provider: Provider & { readonly similar: NonNullable<Provider["similar"]> },
@@ -466,6 +477,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
             : Effect.gen(function* () {
                 // Seeds sharing a MusicBrainz id share one request: later ones wait for the first's answer.
                 const flight = `${provider.id}|${key}`
+                if ((failedUntil.get(flight) ?? 0) > (yield* Clock.currentTimeMillis)) return []
                 const running = filling.get(flight)
                 if (running !== undefined) return yield* Deferred.await(running)
                 const answer = yield* Deferred.make<ReadonlyArray<SimilarArtist>, ProviderError>()
@@ -473,6 +485,11 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
                 return yield* provider.similar(seed, limit, apiKey).pipe(
                   Effect.tap((found) =>
                     Effect.flatMap(currentDate, (now) => rows.cacheSimilar(provider.id, key, found, now)),
+                  ),
+                  Effect.tapError(() =>
+                    Effect.flatMap(Clock.currentTimeMillis, (now) =>
+                      Effect.sync(() => failedUntil.set(flight, now + SIMILAR_FAILURE_PAUSE_MS)),
+                    ),
                   ),
                   Effect.exit,
                   Effect.tap((exit) =>
@@ -518,7 +535,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
               { concurrency: 4 },
             ).pipe(Effect.forkIn(scope))
             const answered = yield* Fiber.join(fill).pipe(
-              Effect.timeout(Duration.millis(settings.requestTimeoutMs)),
+              Effect.timeout(Duration.millis(SIMILAR_WAIT_MS)),
               Effect.orElseSucceed(() => [] as ReadonlyArray<readonly [ArtistId, ReadonlyArray<SimilarArtist>]>),
             )
             const local = yield* rows.artistsByMbid([

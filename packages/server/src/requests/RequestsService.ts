@@ -176,17 +176,20 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
     const artistImages = (mbids: ReadonlyArray<string>) =>
       Effect.gen(function* () {
         const config = yield* managerRows.load
-        if (config.url === null || config.url.trim() === "") return new Map<string, string>()
-        const found = yield* Effect.forEach(
+        const found = new Map<string, string>()
+        if (config.url === null || config.url.trim() === "") return found
+        // The whole lookup gets one manager timeout: a hanging manager costs a Discover request at most that,
+        // and the images found by then are kept.
+        yield* Effect.forEach(
           mbids.filter((mbid) => MBID.test(mbid)),
           (mbid) =>
             manager.artistImage(config, mbid).pipe(
-              Effect.map((url) => (url === undefined ? [] : [[mbid, url] as const])),
-              Effect.orElseSucceed(() => []),
+              Effect.tap((url) => Effect.sync(() => (url === undefined ? undefined : found.set(mbid, url)))),
+              Effect.ignore,
             ),
-          { concurrency: settings.suggestionArtConcurrency },
-        )
-        return new Map(found.flat())
+          { concurrency: settings.suggestionArtConcurrency, discard: true },
+        ).pipe(Effect.timeout(Duration.millis(settings.managerTimeoutMs)), Effect.ignore)
+        return found
       }).pipe(Effect.orElseSucceed(() => new Map<string, string>()))
 
     // --- the reconciler ---

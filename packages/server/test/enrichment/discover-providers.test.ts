@@ -195,6 +195,16 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
         // Never cached: the next request asks again.
         yield* bob.client.discover.suggestions()
         expect(lidarr.hits("/api/v1/artist/lookup").length).toBeGreaterThan(lookups.length)
+        // A manager that hangs costs a Discover request at most its timeout (1 s here), and no images.
+        lidarr.on(
+          "GET",
+          "/api/v1/artist/lookup",
+          () => new Promise((resolve) => setTimeout(() => resolve({ body: [] }), 3000)),
+        )
+        const started = Date.now()
+        const slow = yield* bob.client.discover.suggestions()
+        expect(Date.now() - started).toBeLessThan(2500)
+        expect(slow.every((suggestion) => suggestion.image_url === undefined)).toBe(true)
         // Manager unreachable: no image, the request still succeeds.
         yield* Effect.promise(() => lidarr.stop())
         const down = yield* raw("GET", "/api/discover/suggestions", { token: bob.token })
