@@ -147,9 +147,25 @@ const reportEnd = async (play: OpenPlay, how: "ended" | "left", keepalive = fals
       ? { type: "play_skipped" as const, play_event_id: play.playEventId, position_ms: positionMs }
       : { type: "play_ended" as const, play_event_id: play.playEventId, duration_played_ms: listened }
   await api((client) => client.plays.report({ payload: payload as never }), undefined, { keepalive }).catch(
-    () => undefined,
+    (error: unknown) => {
+      // The start reached the server but the end cannot: keep the end and send it with the offline plays.
+      if (unreachable(error)) writeEnds([...readEnds(), payload])
+    },
   )
 }
+
+const ENDS_KEY = "tonearm.pending-ends"
+type PendingEnd =
+  | { readonly type: "play_skipped"; readonly play_event_id: string; readonly position_ms: number }
+  | { readonly type: "play_ended"; readonly play_event_id: string; readonly duration_played_ms: number }
+const readEnds = (): Array<PendingEnd> => {
+  try {
+    return JSON.parse(localStorage.getItem(ENDS_KEY) ?? "[]") as Array<PendingEnd>
+  } catch {
+    return []
+  }
+}
+const writeEnds = (ends: ReadonlyArray<PendingEnd>) => localStorage.setItem(ENDS_KEY, JSON.stringify(ends))
 
 let flushing = false
 /** Sends every finished offline play as `play_offline` with its original start time; keeps those that fail. */
@@ -157,6 +173,14 @@ export const flushOffline = async () => {
   if (flushing) return
   flushing = true
   try {
+    for (const end of readEnds()) {
+      try {
+        await api((client) => client.plays.report({ payload: end as never }))
+      } catch (error) {
+        if (unreachable(error)) return
+      }
+      writeEnds(readEnds().filter((other) => other.play_event_id !== end.play_event_id))
+    }
     for (const pending of readOffline()) {
       if (pending.open && open?.offlineKey === pending.key) continue
       try {

@@ -208,6 +208,35 @@ describe("listening in the web player", () => {
     expect(sent).toMatchObject({ source: `album:${album.id}`, device_class: "web" })
     expect(sent.duration_played_ms).not.toBeNull()
     await expect(page.evaluate(() => localStorage.getItem("tonearm.offline-plays"))).resolves.toBe("[]")
+
+    // A play whose start reached the server but whose end cannot: the end (here a skip) is kept and sent later.
+    await slowPlayback(page, 0.1)
+    const first = album.tracks[0]!
+    const before = new Set((await history()).items.map((item) => item.id))
+    await page.getByRole("button", { name: `Play ${first.title}` }).click()
+    const live = await eventually(
+      async () => (await history()).items.find((item) => item.track_id === first.id && !before.has(item.id)),
+      10_000,
+      "the live play_started",
+    )
+    await page.route("**/api/events", (route) => route.abort("internetdisconnected"))
+    await page.getByRole("button", { name: "Next track" }).click()
+    await eventually(
+      async () => {
+        const ends = JSON.parse((await page.evaluate(() => localStorage.getItem("tonearm.pending-ends"))) ?? "[]")
+        return ends.length === 1 && ends[0].type === "play_skipped" ? true : undefined
+      },
+      10_000,
+      "the skip to be kept",
+    )
+    await page.evaluate(() => (document.getElementById("tonearm-audio") as HTMLAudioElement).pause())
+    await page.unroute("**/api/events")
+    await page.evaluate(() => window.dispatchEvent(new Event("online")))
+    await eventually(
+      async () => ((await history()).items.find((item) => item.id === live.id)?.skipped ? true : undefined),
+      10_000,
+      "the kept skip to be recorded",
+    )
     await context.close()
   })
 
