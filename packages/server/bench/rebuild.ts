@@ -141,6 +141,40 @@ const startProbe = (url: string, token: string, seconds: number) => {
   }
 }
 
+/** CPU seconds (user + system) of every thread of this process, by thread id, with the thread's name. */
+const threadCpu = (): Map<string, { readonly name: string; readonly seconds: number }> => {
+  const out = new Map<string, { readonly name: string; readonly seconds: number }>()
+  const ticks = 100 // USER_HZ
+  for (const tid of fs.readdirSync("/proc/self/task")) {
+    try {
+      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+      const close = stat.lastIndexOf(")")
+      const name = stat.slice(stat.indexOf("(") + 1, close)
+      const fields = stat.slice(close + 2).split(" ")
+      out.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / ticks })
+    } catch {
+      // the thread ended
+    }
+  }
+  return out
+}
+
+/** Per-thread CPU used between two `threadCpu` readings, busiest first (threads under 0.5 s summed). */
+const cpuBetween = (
+  before: Map<string, { readonly name: string; readonly seconds: number }>,
+  after: Map<string, { readonly name: string; readonly seconds: number }>,
+) => {
+  const rows: Array<{ tid: string; name: string; seconds: number }> = []
+  for (const [tid, { name, seconds }] of after)
+    rows.push({
+      tid,
+      name: tid === String(process.pid) ? "main" : name,
+      seconds: seconds - (before.get(tid)?.seconds ?? 0),
+    })
+  rows.sort((a, b) => b.seconds - a.seconds)
+  return rows
+}
+
 const ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Europe/Helsinki", "Asia/Tokyo"]
 
 /** The synthetic library, users and plays, inserted by PostgreSQL itself (deterministic ids from md5). */
@@ -263,9 +297,13 @@ const main = Effect.gen(function* () {
     mainPeak.external = Math.max(mainPeak.external, usage.external)
   }
   const sampler = setInterval(sample, 250)
+  const cpuBefore = threadCpu()
   const started = performance.now()
   const ran = yield* scheduler.runDue()
   const wallSeconds = (performance.now() - started) / 1000
+  // CPU time is what the run costs whatever else the machine is doing (wall time depends on the load).
+  const cpu = cpuBetween(cpuBefore, threadCpu())
+  const loadAverage = os.loadavg()
   clearInterval(sampler)
   sample()
   const during = yield* Effect.promise(() => probe.stop())
@@ -288,6 +326,10 @@ const main = Effect.gen(function* () {
     during_p99_ms: during.p99_ms,
     during_requests: during.requests,
     p99_ratio: Number((during.p99_ms / idle.p99_ms).toFixed(2)),
+    main_cpu_s: Number((cpu.find((row) => row.name === "main")?.seconds ?? 0).toFixed(1)),
+    process_cpu_s: Number(cpu.reduce((sum, row) => sum + row.seconds, 0).toFixed(1)),
+    busiest_threads: cpu.slice(0, 5).map((row) => `${row.name}:${row.tid} ${row.seconds.toFixed(1)} s`),
+    load_average: loadAverage.map((value) => Number(value.toFixed(2))),
   }
   log(
     `nightly run: ${result.users} users in ${result.wall_s} s (${result.per_user_ms} ms per user), ${result.failed} failed`,
@@ -299,6 +341,10 @@ const main = Effect.gen(function* () {
   log(
     `browse p99:  ${result.during_p99_ms} ms during the run (${during.requests} requests, p50 ${during.p50_ms} ms) vs ${result.idle_p99_ms} ms idle: ${result.p99_ratio}×`,
   )
+  log(
+    `cpu:         main thread ${result.main_cpu_s} s, whole process ${result.process_cpu_s} s; busiest threads ${result.busiest_threads.join(", ")}`,
+  )
+  log(`load:        ${result.load_average.join(" ")} (1, 5, 15 min) at the end of the run`)
   log(
     `targets:     wall ≤ 180 s ${result.wall_s <= 180 ? "ok" : "MISSED"}, RSS ≤ 800 MB ${result.peak_rss_mb <= 800 ? "ok" : "MISSED"}, p99 ≤ 2× idle ${result.p99_ratio <= 2 ? "ok" : "MISSED"}`,
   )
