@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import { passesColdStartGate } from "../history/ListeningHistory.js"
 import { makeScorer, nowMillis, scoringBasis } from "./basis.js"
 import type { SurfaceInput } from "./Surface.js"
+import { indexesWhere, topKOfRange } from "./select.js"
 
 /** Rule 8: the top 3 track scores of an album or artist are summed. */
 export const ROLLUP_TOP_TRACKS = 3
@@ -94,6 +95,49 @@ export const rollUpTopScores = (
 }
 
 /**
+ * The first `size` roll-ups that `keep` accepts, in the row's order: jittered score descending, ties by id
+ * (the order of sorting every roll-up). Only the best few are sorted: every roll-up scoring at least the
+ * k-th best jittered score (ties included) is the exact head of that order; k grows when `keep` refuses
+ * too many of them. `keep` sees the head in order, once per roll-up.
+ */
+const rankedRollups = <Id extends string>(
+  rollups: Map<number, number>,
+  idOf: (i: number) => Id,
+  jitter: (id: string) => number,
+  size: number,
+  keep: (i: number) => boolean = () => true,
+): Array<RolledUp<Id>> => {
+  const n = rollups.size
+  const groups = new Int32Array(n)
+  const ids: Array<Id> = new Array(n)
+  const scores = new Float64Array(n)
+  let r = 0
+  for (const [i, sum] of rollups) {
+    const id = idOf(i)
+    groups[r] = i
+    ids[r] = id
+    scores[r] = sum * jitter(id)
+    r++
+  }
+  const out: Array<RolledUp<Id>> = []
+  let seen = 0
+  for (let k = Math.min(n, size * 3); ; k = Math.min(n, k * 4)) {
+    const top = topKOfRange(n, (row) => scores[row]!, k)
+    const threshold = top.length === k && k < n ? scores[top[k - 1]!]! : Number.NEGATIVE_INFINITY
+    const head: Array<number> = []
+    for (let row = 0; row < n; row++) if (scores[row]! >= threshold) head.push(row)
+    head.sort((a, b) => scores[b]! - scores[a]! || (ids[a]! < ids[b]! ? -1 : 1))
+    // the rows already offered to `keep` come first in every longer head
+    for (let h = seen; h < head.length && out.length < size; h++) {
+      const row = head[h]!
+      if (keep(groups[row]!)) out.push({ id: ids[row]!, score: scores[row]! })
+    }
+    seen = head.length
+    if (out.length >= size || head.length >= n) return out
+  }
+}
+
+/**
  * You-might-like album and artist rows. Track scores are the daily_mix weighted scores of tracks the user
  * has not played (no context: a home row is not tied to a time of day); each album's and artist's top 3 are
  * summed, jittered by the day's factor, and ranked; the album row keeps at most 2 albums per artist.
@@ -109,37 +153,28 @@ export const youMightLike = (input: SurfaceInput): Effect.Effect<YouMightLike> =
     const salt = input.jitterSalt ?? ""
     // no context and no similarity: the scorer reads the memoised per-track sums
     const scoreOf = makeScorer(input, basis, { weights: input.tuning.daily_mix, now })
-    const unheard: Array<number> = []
-    for (let t = 0; t < catalog.size; t++) if (basis.allowed[t] === 1 && basis.unheard[t] === 1) unheard.push(t)
+    const unheard = indexesWhere(catalog.size, (t) => basis.allowed[t] === 1 && basis.unheard[t] === 1)
     const jitter = dailyJitterOf(salt, localDay)
-    const jittered = <Id extends string>(rollups: Map<number, number>, idOf: (i: number) => Id) => {
-      const rows: Array<{ i: number; id: Id; score: number }> = []
-      for (const [i, sum] of rollups) {
-        const id = idOf(i)
-        rows.push({ i, id, score: sum * jitter(id) })
-      }
-      return rows.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1))
-    }
     const perArtist = new Map<number, number>()
-    const albums = jittered(
+    const albums = rankedRollups(
       rollUpTopScores(unheard, (t) => catalog.trackAlbum[t]!, scoreOf, catalog.albumIds.length),
       (i) => catalog.albumIds[i]!,
-    )
-      .filter(({ i }) => {
+      jitter,
+      YOU_MIGHT_LIKE_SNAPSHOT_SIZE,
+      (i) => {
         const artist = catalog.albumArtist[i]!
         const count = perArtist.get(artist) ?? 0
         if (count >= YOU_MIGHT_LIKE_ALBUMS_PER_ARTIST) return false
         perArtist.set(artist, count + 1)
         return true
-      })
-      .slice(0, YOU_MIGHT_LIKE_SNAPSHOT_SIZE)
-      .map(({ id, score }) => ({ id, score }))
-    const artists = jittered(
+      },
+    )
+    const artists = rankedRollups(
       rollUpTopScores(unheard, (t) => catalog.trackArtist[t]!, scoreOf, catalog.artistIds.length),
       (i) => catalog.artistIds[i]!,
+      jitter,
+      YOU_MIGHT_LIKE_SNAPSHOT_SIZE,
     )
-      .slice(0, YOU_MIGHT_LIKE_SNAPSHOT_SIZE)
-      .map(({ id, score }) => ({ id, score }))
     return { albums, artists, gated: false }
   })
 
