@@ -1,12 +1,93 @@
+import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, type Redacted } from "effect"
+import { Effect, Layer, Option, Redacted } from "effect"
+import pg from "pg"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { MigrationsLive } from "./Migrations.js"
 
+/**
+ * A pool whose statements are never cancelled by an interrupted fiber. @effect/sql-pg answers an interrupt with
+ * `pg_cancel_backend(pid)`, a signal the backend acts on whenever it arrives: by then the connection may be back
+ * in the pool running another request's statement, which fails ("canceling statement due to user request", a 500
+ * for someone else). It only sends that signal for a connection whose `processID` it knows, so each connection
+ * forgets it; and an interrupted statement's connection goes back to the pool only once the statement has
+ * finished (they take milliseconds), so nobody else's statement queues behind it.
+ */
+class UncancellablePool extends pg.Pool {
+  override connect(): Promise<pg.PoolClient>
+  override connect(
+    callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): void
+  override connect(
+    callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<pg.PoolClient> | void {
+    if (callback === undefined) return super.connect()
+    super.connect((err, client, done) => {
+      if (client !== undefined) {
+        const connection = client as pg.PoolClient & {
+          processID?: number
+          _activeQuery?: unknown
+          _queryQueue?: unknown[]
+        }
+        connection.processID = undefined
+        const release = client.release
+        client.release = (cause?: Error | boolean) => {
+          const busy = connection._activeQuery != null || (connection._queryQueue?.length ?? 0) > 0
+          if (!busy || cause !== undefined) return release(cause)
+          let released = false
+          const once = () => {
+            if (released) return
+            released = true
+            client.off("drain", once)
+            client.off("end", once)
+            release()
+          }
+          client.on("drain", once)
+          client.on("end", once)
+        }
+      }
+      callback(err, client, done)
+    })
+  }
+}
+
+const uncancellablePool = (url: Redacted.Redacted) =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const pool = new UncancellablePool({
+        connectionString: Redacted.value(url),
+        max: 20,
+        idleTimeoutMillis: 60_000,
+        application_name: "tonearm",
+      })
+      // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.
+      pool.on("error", () => {})
+      return pool
+    }),
+    // As @effect/sql-pg's own pool: a statement left running never holds shutdown for more than a second.
+    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption("1 second")),
+  ).pipe(
+    Effect.tap((pool) =>
+      Effect.tryPromise({
+        try: () => pool.query("SELECT 1"),
+        catch: (cause) => new SqlError.SqlError({ cause, message: "PgClient: Failed to connect" }),
+      }).pipe(
+        Effect.timeoutFail({
+          duration: "5 seconds",
+          onTimeout: () =>
+            new SqlError.SqlError({
+              cause: new Error("Connection timed out"),
+              message: "PgClient: Connection timed out",
+            }),
+        }),
+      ),
+    ),
+  )
+
 /** A pool on `url`: dates stay `Date`, counts come back as numbers via `::int` in SQL. */
 export const pgClientLayer = (url: Redacted.Redacted) =>
-  PgClient.layer({ url, maxConnections: 20, applicationName: "tonearm", idleTimeout: "60 seconds" })
+  PgClient.layerFromPool({ acquire: uncancellablePool(url), applicationName: "tonearm" })
 
 /** `TONEARM_DATABASE_URL` when set, else the embedded cluster inside the data directory. */
 export const PgLive = Layer.unwrapScoped(

@@ -20,9 +20,7 @@ export const orInternal =
     effect: Effect.Effect<A, E, R>,
   ): Effect.Effect<A, Exclude<E, SqlError | ParseResult.ParseError> | Internal, R> =>
     Effect.catchIf(
-      // A client that leaves must not interrupt a statement: @effect/sql-pg would send pg_cancel_backend after
-      // the connection went back to the pool, cancelling another request's statement (a 500 under load).
-      Effect.uninterruptible(effect),
+      effect,
       (error): error is Extract<E, SqlError | ParseResult.ParseError> =>
         error instanceof SqlError || ParseResult.isParseError(error),
       (error) =>

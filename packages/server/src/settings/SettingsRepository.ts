@@ -11,7 +11,6 @@ export class SettingsRepository extends Effect.Service<SettingsRepository>()("@t
     const read = (key: string) =>
       sql<{ value: unknown }>`SELECT value FROM settings WHERE key = ${key}`.pipe(
         Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((row) => row.value))),
-        Effect.uninterruptible,
       )
 
     const write = (key: string, value: unknown, now: Date) =>

@@ -6,8 +6,6 @@ export class HealthRepository extends Effect.Service<HealthRepository>()("@tonea
     const sql = yield* SqlClient.SqlClient
     /** True when the database answers a trivial query within two seconds. */
     const databaseAnswers = sql`SELECT 1`.pipe(
-      // Never interrupted mid-statement (see orInternal); a timed-out check finishes in the background.
-      Effect.uninterruptible,
       Effect.disconnect,
       Effect.as(true),
       Effect.timeoutFail({ duration: "2 seconds", onTimeout: () => "timeout" }),
