@@ -59,13 +59,23 @@ export class AlbumDetail extends Schema.Class<AlbumDetail>("AlbumDetail")({
   genres: Schema.Array(Schema.String),
 }) {}
 
+/**
+ * The most albums (and, apart, appears-on albums) an artist's detail embeds: a compilation artist at 100k tracks
+ * has over a thousand. The totals say how many there are; the album list (GET /api/library/albums) pages them all.
+ */
+export const ARTIST_DETAIL_ALBUMS_MAX = 100
+
 export class ArtistDetail extends Schema.Class<ArtistDetail>("ArtistDetail")({
   ...Artist.fields,
   genres: Schema.Array(Schema.String),
-  /** Albums where this artist is the album artist, each with its track_count. */
+  /** Albums where this artist is the album artist, each with its track_count (the first ARTIST_DETAIL_ALBUMS_MAX). */
   albums: Schema.Array(AlbumRef),
-  /** Compilations and other artists' albums this artist has tracks on. */
+  /** How many albums there are in all (`albums` may hold fewer). */
+  albums_total: Schema.Int,
+  /** Compilations and other artists' albums this artist has tracks on (the first ARTIST_DETAIL_ALBUMS_MAX). */
   appears_on: Schema.Array(AlbumRef),
+  /** How many appears-on albums there are in all. */
+  appears_on_total: Schema.Int,
 }) {}
 
 export class GenreRow extends Schema.Class<GenreRow>("GenreRow")({

@@ -157,19 +157,26 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
         WHERE t.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
 
-    const albumsBy = (id: ArtistId) =>
-      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE a.artist_id = ${id} ORDER BY a.year, a.search_key COLLATE "C", a.id`.pipe(
-        Effect.flatMap(decodeRows(AlbumRecord)),
+    /** The first `limit` rows (all when undefined) and how many match in all. */
+    const withTotal = (rows: ReadonlyArray<{ readonly total?: unknown }>) => Number(rows[0]?.total ?? 0)
+
+    const albumsBy = (id: ArtistId, limit?: number) =>
+      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          WHERE a.artist_id = ${id} ORDER BY a.year, a.search_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+        Effect.flatMap((rows) =>
+          Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
+        ),
         orInternal("BrowseRepository.albumsBy"),
       )
 
     /** Albums of other album artists (compilations first of all) that hold tracks by this artist. */
-    const appearsOn = (id: ArtistId) =>
-      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE a.artist_id <> ${id} AND EXISTS (SELECT 1 FROM tracks t WHERE t.album_id = a.id AND t.artist_id = ${id})
-          ORDER BY a.year, a.search_key COLLATE "C", a.id`.pipe(
-        Effect.flatMap(decodeRows(AlbumRecord)),
+    const appearsOn = (id: ArtistId, limit?: number) =>
+      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          WHERE a.artist_id <> ${id} AND a.id IN (SELECT t.album_id FROM tracks t WHERE t.artist_id = ${id})
+          ORDER BY a.year, a.search_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+        Effect.flatMap((rows) =>
+          Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
+        ),
         orInternal("BrowseRepository.appearsOn"),
       )
 

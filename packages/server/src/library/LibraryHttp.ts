@@ -1,5 +1,5 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { CurrentSession, TonearmApi } from "@tonearm/core"
+import { ARTIST_DETAIL_ALBUMS_MAX, CurrentSession, TonearmApi } from "@tonearm/core"
 import { Effect, Layer } from "effect"
 import { conditionalImage } from "../http/conditionalImage.js"
 import { CoverService } from "./CoverService.js"
@@ -19,7 +19,7 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
       )
       .handle("search", ({ urlParams }) => library.search(urlParams.q, urlParams.limit))
       .handle("album", ({ path }) => library.album(path.id))
-      .handle("artist", ({ path }) => library.artist(path.id))
+      .handle("artist", ({ path }) => library.artist(path.id, ARTIST_DETAIL_ALBUMS_MAX))
   }),
 )
 
@@ -34,7 +34,9 @@ export const CoversHttpLive = HttpApiBuilder.group(TonearmApi, "covers", (handle
         conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.albumCover(path.id, urlParams.size, ifNoneMatch)),
       )
       .handle("artistImage", ({ path, urlParams }) =>
-        conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) => covers.artistImage(path.id, urlParams.size, ifNoneMatch)),
+        conditionalImage(COVER_CACHE_CONTROL, (ifNoneMatch) =>
+          covers.artistImage(path.id, urlParams.size, ifNoneMatch),
+        ),
       )
   }),
 )

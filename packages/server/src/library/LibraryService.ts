@@ -94,18 +94,25 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       return new AlbumDetail({ ...toAlbumRef(found.value), tracks: tracks.map(toTrack), genres: albumGenres })
     })
 
-    const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId) {
+    /** `albumsMax` caps each embedded album list (the JSON route: ARTIST_DETAIL_ALBUMS_MAX); absent, all of them. */
+    const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId, albumsMax?: number) {
       const found = yield* browse.artist(id)
       if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
       const [artistGenres, own, appearsOn] = yield* Effect.all(
-        [chips(browse.artistGenres(id), `artist ${id}`), browse.albumsBy(id), browse.appearsOn(id)],
+        [
+          chips(browse.artistGenres(id), `artist ${id}`),
+          browse.albumsBy(id, albumsMax),
+          browse.appearsOn(id, albumsMax),
+        ],
         { concurrency: 3 },
       )
       return new ArtistDetail({
         ...toArtist(found.value),
         genres: artistGenres,
-        albums: own.map(toAlbumRef),
-        appears_on: appearsOn.map(toAlbumRef),
+        albums: own.items.map(toAlbumRef),
+        albums_total: own.total,
+        appears_on: appearsOn.items.map(toAlbumRef),
+        appears_on_total: appearsOn.total,
       })
     })
 

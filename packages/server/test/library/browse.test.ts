@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { AlbumId, ArtistId, searchKeyOf } from "@tonearm/core"
+import { AlbumId, ARTIST_DETAIL_ALBUMS_MAX, ArtistId, searchKeyOf } from "@tonearm/core"
 import { Effect, Random } from "effect"
 import { LibraryService } from "../../src/library/index.js"
 import { type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
@@ -233,6 +233,27 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
             .pipe(Effect.flip)
           expect(missing._tag).toBe("NotFound")
         }),
+    )
+
+    it.effect("artist detail embeds at most ARTIST_DETAIL_ALBUMS_MAX albums of each list, with their totals", () =>
+      Effect.gen(function* () {
+        const api = yield* client
+        const id = yield* artistNamed("Various Artists")
+        const various = yield* api.library.artist({ path: { id } })
+        expect(ARTIST_DETAIL_ALBUMS_MAX).toBe(100)
+        expect(various.albums_total).toBe(3)
+        expect(various.albums_total).toBe(various.album_count)
+        expect(various.appears_on_total).toBe(various.appears_on.length)
+        const zoe = yield* api.library.artist({ path: { id: yield* artistNamed("Zoë Müller") } })
+        expect([zoe.albums_total, zoe.appears_on_total]).toEqual([1, 1])
+        // The same rule with a smaller cap: the first albums in order, the total of all of them.
+        const library = yield* LibraryService
+        const capped = yield* library.artist(id, 2)
+        expect(capped.albums.map((album) => album.id)).toEqual(various.albums.slice(0, 2).map((album) => album.id))
+        expect(capped.albums_total).toBe(3)
+        const all = yield* library.artist(id)
+        expect(all.albums).toHaveLength(3)
+      }),
     )
 
     it.effect("search is case- and accent-insensitive, matching word prefixes", () =>
