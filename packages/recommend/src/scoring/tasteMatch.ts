@@ -96,15 +96,34 @@ export const tasteMatchCatalog = (
   // the mood term depends only on the track's mood bits: computed once per distinct set
   const moodTerm = new Map<number, number>()
   const out = new Float64Array(catalog.size)
+  const { tagOffsets, tagGenre, tagRelevance, tagIds } = catalog
+  // Neighbouring tracks (one album, one artist) mostly carry the same tags: their tag term is computed once
+  // per run of equal tag lists (the same arithmetic, so the same double).
+  let previousStart = 0
+  let previousEnd = -1
+  let tagTerm = 0
   for (let t = 0; t < catalog.size; t++) {
-    let tagSum = 0
-    let shareSum = 0
-    for (let k = catalog.tagOffsets[t]!; k < catalog.tagOffsets[t + 1]!; k++) {
-      const share = catalog.tagGenre[k] === 1 ? 1 : catalog.tagRelevance[k]!
-      tagSum += share * tagWeight[catalog.tagIds[k]!]!
-      shareSum += share
+    const start = tagOffsets[t]!
+    const end = tagOffsets[t + 1]!
+    let same = end - start === previousEnd - previousStart
+    for (let j = 0; same && j < end - start; j++) {
+      const k = start + j
+      const p = previousStart + j
+      same = tagIds[k] === tagIds[p] && tagGenre[k] === tagGenre[p] && tagRelevance[k] === tagRelevance[p]
     }
-    let match = artistTerm[catalog.trackArtist[t]!]! + TASTE_SHARES.tags * squash(shareSum > 0 ? tagSum / shareSum : 0)
+    if (!same) {
+      let tagSum = 0
+      let shareSum = 0
+      for (let k = start; k < end; k++) {
+        const share = tagGenre[k] === 1 ? 1 : tagRelevance[k]!
+        tagSum += share * tagWeight[tagIds[k]!]!
+        shareSum += share
+      }
+      tagTerm = TASTE_SHARES.tags * squash(shareSum > 0 ? tagSum / shareSum : 0)
+      previousStart = start
+      previousEnd = end
+    }
+    let match = artistTerm[catalog.trackArtist[t]!]! + tagTerm
     const era = catalog.trackEra[t]!
     if (era >= 0) match += eraTerm[era]!
     const moods = catalog.trackMoods[t]!
