@@ -184,6 +184,9 @@ const LfmSimilar = Schema.Struct({
   }),
 })
 
+/** Last.fm's similar artists whose tags are looked up (one request each), most similar first. */
+const LFM_TAGGED_CANDIDATES = 20
+
 /** Tags listed without counts keep their order as relevance. */
 const rankedTags = (tags: ReadonlyArray<{ name: string; count?: number | undefined }>) =>
   weightTags(tags.map((tag, index) => ({ name: tag.name, count: tag.count ?? tags.length - index })))
@@ -288,14 +291,17 @@ const lastfm = (http: ProviderHttp): Provider => {
         const similar = body.similarartists.artist.flatMap((hit) =>
           isMbid(hit.mbid) ? [{ mbid: hit.mbid, name: hit.name, score: Math.min(1, Math.max(0, hit.match)) }] : [],
         )
-        // Candidate tags for rule 5, each through the same throttle; a failed lookup leaves a candidate untagged.
+        // Candidate tags for rule 5, each through the same throttle, for the most similar few only (one request
+        // each); the rest and any failed lookup stay untagged, which keeps their similarity score as it is.
         return yield* Effect.forEach(
           similar,
-          (hit) =>
-            topTags({ mbid: hit.mbid, name: hit.name }, apiKey).pipe(
-              Effect.orElseSucceed(() => []),
-              Effect.map((tags) => ({ ...hit, tags })),
-            ),
+          (hit, index) =>
+            index >= LFM_TAGGED_CANDIDATES
+              ? Effect.succeed({ ...hit, tags: [] })
+              : topTags({ mbid: hit.mbid, name: hit.name }, apiKey).pipe(
+                  Effect.orElseSucceed(() => []),
+                  Effect.map((tags) => ({ ...hit, tags })),
+                ),
           { concurrency: 2 },
         )
       }),
