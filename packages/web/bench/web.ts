@@ -179,6 +179,18 @@ const main = Effect.gen(function* () {
       homeTimes.push(await timeTo("/", homeReady))
     }
   })
+  // How much of it is the server's own answer: GET /api/home from Node, same loopback, same runs.
+  const apiTimes: Array<number> = []
+  yield* Effect.promise(async () => {
+    for (let run = 0; run < runs; run++) {
+      const started = performance.now()
+      await fetch(`${url}/api/home`, { headers: { authorization: `Bearer ${register.token}` } }).then((response) =>
+        response.arrayBuffer(),
+      )
+      apiTimes.push(performance.now() - started)
+    }
+  })
+  log(`GET /api/home alone: median ${median(apiTimes).toFixed(0)} ms`)
   const home = median(homeTimes)
   const baseline = median(baselineTimes)
   log(
@@ -240,6 +252,7 @@ const main = Effect.gen(function* () {
         initialJsRawBytes: js.raw,
         initialJsFiles: js.files,
         homeInteractiveMs: { median: home, runs: homeTimes, baselineMedian: baseline, baselineRuns: baselineTimes },
+        apiHomeMs: { median: median(apiTimes), runs: apiTimes },
         albums: albumsTotal,
         scroll,
       }),

@@ -1,10 +1,12 @@
+import type { Home } from "@tonearm/core"
 import { api } from "../../app/api.js"
+import { takePrefetched } from "../../app/prefetch.js"
 import { CardRow } from "../../components/Cards.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 
 /** Every section of GET /api/home, in the server's order (spec "Home section rules"). */
 export default function HomePage() {
-  const home = useLoad((signal) => api((client) => client.home.sections(), signal), [])
+  const home = useLoad((signal) => takePrefetched<Home>("home") ?? api((client) => client.home.sections(), signal), [])
   const data = home.data
   return (
     <section>
