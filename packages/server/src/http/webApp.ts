@@ -60,6 +60,7 @@ export const WebAppLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const dir = yield* WebDir
     const root = dir === undefined ? undefined : path.resolve(dir)
+    const assetCache = new Map<string, Uint8Array>()
     const indexHtml = () =>
       root === undefined || !fs.existsSync(path.join(root, "index.html"))
         ? HttpServerResponse.html(NOT_BUILT).pipe(HttpServerResponse.setHeader("cache-control", "no-cache"))
@@ -69,7 +70,13 @@ export const WebAppLive = HttpApiBuilder.Router.use((router) =>
 
     const serve = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
-      const pathname = decodeURIComponent(new URL(request.url, "http://localhost").pathname)
+      const raw = new URL(request.url, "http://localhost").pathname
+      let pathname: string
+      try {
+        pathname = decodeURIComponent(raw)
+      } catch {
+        return yield* notFound // a malformed %-escape names no file and no page
+      }
       if (NOT_THE_APP.test(pathname)) return yield* notFound
       if (root !== undefined && pathname !== "/") {
         const file = path.resolve(root, `.${pathname}`)
@@ -78,7 +85,12 @@ export const WebAppLive = HttpApiBuilder.Router.use((router) =>
           if (stat?.isFile()) {
             const type = CONTENT_TYPES[path.extname(file)] ?? "application/octet-stream"
             const cache = pathname.startsWith("/assets/") ? IMMUTABLE : "no-cache"
-            return HttpServerResponse.uint8Array(fs.readFileSync(file), { contentType: type }).pipe(
+            // Hashed assets never change under one name: read once, then answered from memory (the whole
+            // build is well under a megabyte). Other files are read on each request.
+            const bytes = pathname.startsWith("/assets/")
+              ? (assetCache.get(file) ?? assetCache.set(file, fs.readFileSync(file)).get(file)!)
+              : fs.readFileSync(file)
+            return HttpServerResponse.uint8Array(bytes, { contentType: type }).pipe(
               HttpServerResponse.setHeader("cache-control", cache),
             )
           }

@@ -69,6 +69,9 @@ layer(TestServerLive(), { excludeTestServices: true })("the web app at /", (it) 
       // Not a page load (no text/html): a JSON client keeps the 404 envelope.
       const json = yield* get(`${url}/albums/123`, "application/json")
       expect(json.status).toBe(404)
+      // A malformed escape is a 404, not a failure.
+      const malformed = yield* get(`${url}/assets/%E0%A4%A.js`, "*/*")
+      expect(malformed.status).toBe(404)
       // Traversal out of the build directory finds nothing.
       const traversal = yield* get(`${url}/assets/..%2f..%2f..%2fetc%2fpasswd`, "*/*")
       expect(traversal.status).toBe(404)
