@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
@@ -52,12 +52,22 @@ class UncancellablePool extends pg.Pool {
   }
 }
 
+/**
+ * Connections per server process (`TONEARM_DB_POOL_MAX`, default 10): enough to keep a small machine's cores busy
+ * under concurrent requests, few enough that each connection stays warm (its plans and catalogue caches reused)
+ * and PostgreSQL is not thrashed by more active backends than it has cores to run them.
+ */
+export const DB_POOL_MAX = Config.integer("TONEARM_DB_POOL_MAX").pipe(
+  Config.validate({ message: "TONEARM_DB_POOL_MAX must be between 2 and 200", validation: (n) => n >= 2 && n <= 200 }),
+  Config.withDefault(10),
+)
+
 const uncancellablePool = (url: Redacted.Redacted) =>
   Effect.acquireRelease(
-    Effect.sync(() => {
+    Effect.map(Effect.orDie(DB_POOL_MAX), (max) => {
       const pool = new UncancellablePool({
         connectionString: Redacted.value(url),
-        max: 20,
+        max,
         idleTimeoutMillis: 60_000,
         application_name: "tonearm",
       })
