@@ -37,21 +37,25 @@ import { type AlbumRecord, type ArtistRecord, BrowseRepository, type TrackRecord
 
 export const coverUrlOf = (id: AlbumId, source: string | null) => (source === null ? null : `/api/albums/${id}/cover`)
 
+/**
+ * Wire classes built from rows the repository already decoded are not validated a second time (`true`: the
+ * constructor's disableValidation); HttpApi still encodes each answer against its schema.
+ */
 export const toAlbumRef = (row: AlbumRecord) =>
-  new AlbumRef({ ...row, cover_url: coverUrlOf(row.id, row.cover_art_source) })
+  new AlbumRef({ ...row, cover_url: coverUrlOf(row.id, row.cover_art_source) }, true)
 
-export const toTrack = (row: TrackRecord) => new Track(row)
+export const toTrack = (row: TrackRecord) => new Track(row, true)
 
 /** An artist's image (fetched by enrichment) is served at its image route when it has an art source. */
 export const toArtist = (row: ArtistRecord) =>
-  new Artist({ ...row, cover_url: row.art_source === null ? null : `/api/artists/${row.id}/image` })
+  new Artist({ ...row, cover_url: row.art_source === null ? null : `/api/artists/${row.id}/image` }, true)
 
 export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/server/LibraryService", {
   effect: Effect.gen(function* () {
     const browse = yield* BrowseRepository
 
-    const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row)))
-    const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row)))
+    const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row, true)))
+    const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row, true)))
 
     /** Genre XOR a year range (either edge open); an inverted range is refused, never swapped. */
     const albums = Effect.fn("LibraryService.albums")(function* (query: AlbumQuery) {
@@ -73,7 +77,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         offset,
         limit,
       )
-      return new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit })
+      return new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit }, true)
     })
 
     /** Chips are derived at read time; a failed lookup is logged and answered as no genres. */
@@ -84,47 +88,53 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         ),
       )
 
+    // A detail's reads run side by side (one round trip of latency); an unknown id just reads nothing more.
     const album = Effect.fn("LibraryService.album")(function* (id: AlbumId) {
-      const found = yield* browse.album(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
-      const [tracks, albumGenres] = yield* Effect.all(
-        [browse.albumTracks(id), chips(browse.albumGenres(id), `album ${id}`)],
-        { concurrency: 2 },
+      const [found, tracks, albumGenres] = yield* Effect.all(
+        [browse.album(id), browse.albumTracks(id), chips(browse.albumGenres(id), `album ${id}`)],
+        { concurrency: 3 },
       )
-      return new AlbumDetail({ ...toAlbumRef(found.value), tracks: tracks.map(toTrack), genres: albumGenres })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
+      return new AlbumDetail({ ...toAlbumRef(found.value), tracks: tracks.map(toTrack), genres: albumGenres }, true)
     })
 
     /** `albumsMax` caps each embedded album list (the JSON route: ARTIST_DETAIL_ALBUMS_MAX); absent, all of them. */
     const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId, albumsMax?: number) {
-      const found = yield* browse.artist(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
-      const [artistGenres, own, appearsOn] = yield* Effect.all(
+      const [found, artistGenres, own, appearsOn] = yield* Effect.all(
         [
+          browse.artist(id),
           chips(browse.artistGenres(id), `artist ${id}`),
           browse.albumsBy(id, albumsMax),
           browse.appearsOn(id, albumsMax),
         ],
-        { concurrency: 3 },
+        { concurrency: 4 },
       )
-      return new ArtistDetail({
-        ...toArtist(found.value),
-        genres: artistGenres,
-        albums: own.items.map(toAlbumRef),
-        albums_total: own.total,
-        appears_on: appearsOn.items.map(toAlbumRef),
-        appears_on_total: appearsOn.total,
-      })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
+      return new ArtistDetail(
+        {
+          ...toArtist(found.value),
+          genres: artistGenres,
+          albums: own.items.map(toAlbumRef),
+          albums_total: own.total,
+          appears_on: appearsOn.items.map(toAlbumRef),
+          appears_on_total: appearsOn.total,
+        },
+        true,
+      )
     })
 
     const search = Effect.fn("LibraryService.search")(function* (q: string, limit: number | undefined) {
       const key = searchKeyOf(q)
       if (key === "") return new SearchResult({ artists: [], albums: [], tracks: [] })
       const found = yield* browse.search(key, clampLimit(limit, SEARCH_DEFAULT, SEARCH_MAX))
-      return new SearchResult({
-        artists: found.artists.map(toArtist),
-        albums: found.albums.map(toAlbumRef),
-        tracks: found.tracks.map(toTrack),
-      })
+      return new SearchResult(
+        {
+          artists: found.artists.map(toArtist),
+          albums: found.albums.map(toAlbumRef),
+          tracks: found.tracks.map(toTrack),
+        },
+        true,
+      )
     })
 
     /**
