@@ -182,21 +182,27 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /**
      * Word-prefix match on accent-free lower-case keys: names that start with the key first, then names with a
-     * word inside that starts with it, each in key order. Albums and tracks run as two halves that each stop at
-     * the page's end: the first a range of the key-order index, the second a walk of it in order (a common word
-     * fills the page in a few rows; a rare one is found through the trigram index).
+     * word inside that starts with it, each in key order (artists: most tracks first). Each kind runs as two
+     * halves that each stop at the page's end: the first a range of the key index, the second a walk of the
+     * order's index (a common word fills the page in a few rows; a rare one is found through the trigram index).
      */
     const search = (key: string, limit: number) =>
       Effect.gen(function* () {
-        const prefix = `${likeEscape(key)}%`
         const inner = `% ${likeEscape(key)}%`
         // Above every key that starts with `key` in code-point order ("C").
         const upper = `${key}\u{10FFFF}`
         const [artists, albums, tracks] = yield* Effect.all(
           [
-            sql`SELECT ${artistColumns} FROM artists ar
-                WHERE ar.search_key LIKE ${prefix} OR ar.search_key LIKE ${inner}
-                ORDER BY (ar.search_key LIKE ${prefix}) DESC, ar.track_count DESC, ar.sort_key COLLATE "C" LIMIT ${limit}`.pipe(
+            sql`SELECT * FROM (
+                  (SELECT 0 AS half, ar.sort_key AS key, ${artistColumns} FROM artists ar
+                   WHERE ar.search_key COLLATE "C" >= ${key} AND ar.search_key COLLATE "C" < ${upper}
+                     AND starts_with(ar.search_key, ${key})
+                   ORDER BY ar.track_count DESC, ar.sort_key COLLATE "C", ar.id LIMIT ${limit})
+                  UNION ALL
+                  (SELECT 1 AS half, ar.sort_key AS key, ${artistColumns} FROM artists ar
+                   WHERE ar.search_key LIKE ${inner} AND NOT starts_with(ar.search_key, ${key})
+                   ORDER BY ar.track_count DESC, ar.sort_key COLLATE "C", ar.id LIMIT ${limit})
+                ) found ORDER BY half, track_count DESC, key COLLATE "C", id LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(ArtistRecord)),
             ),
             sql`SELECT * FROM (

@@ -23,7 +23,7 @@ const reference = (key: string, limit: number) =>
       ORDER BY (search_key LIKE ${prefix}) DESC, search_key COLLATE "C", year LIMIT ${limit}`
     const artists = yield* sql<{ id: string }>`
       SELECT id FROM artists WHERE search_key LIKE ${prefix} OR search_key LIKE ${inner}
-      ORDER BY (search_key LIKE ${prefix}) DESC, track_count DESC, sort_key COLLATE "C" LIMIT ${limit}`
+      ORDER BY (search_key LIKE ${prefix}) DESC, track_count DESC, sort_key COLLATE "C", id LIMIT ${limit}`
     return {
       tracks: tracks.map((row) => row.id),
       albums: albums.map((row) => row.title),

@@ -28,6 +28,13 @@ export default Effect.gen(function* () {
   yield* sql`
     CREATE INDEX indexed_artists_sort_order_idx ON indexed_artists (sort_key COLLATE "C", id)
     WHERE missing_since IS NULL`
+  // Artist search: names starting with the key (a range), and the rest in search order (most tracks first).
+  yield* sql`
+    CREATE INDEX indexed_artists_search_key_idx ON indexed_artists (search_key COLLATE "C")
+    WHERE missing_since IS NULL`
+  yield* sql`
+    CREATE INDEX indexed_artists_search_order_idx ON indexed_artists (track_count DESC, sort_key COLLATE "C", id)
+    WHERE missing_since IS NULL`
   yield* sql`
     CREATE INDEX indexed_tracks_title_order_idx ON indexed_tracks (search_key COLLATE "C", id)
     WHERE missing_since IS NULL`
