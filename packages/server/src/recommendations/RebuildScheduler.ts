@@ -11,12 +11,11 @@ export const TICK_EVERY = Duration.seconds(30)
 /** Spec "Limits": the job set is reconciled hourly. */
 export const RECONCILE_EVERY = Duration.hours(1)
 /**
- * Rebuilds a replica runs at once: one per engine worker, plus two on the main thread (loading the next
- * users' rows, writing the last ones' snapshots), so a worker finishing a user always finds the next one
- * already posted even when the main thread is slowed by requests (one spare lane left the worker idle ~17 %
- * of a loaded run). More would only queue on the workers and hold claimed jobs other replicas could run.
+ * Rebuilds a replica runs at once: one per engine worker, plus one loading the next user's rows (and writing
+ * the last one's snapshot) on the main thread, so no worker waits for the main thread. More would only queue
+ * on the workers and hold claimed jobs other replicas could run.
  */
-export const RUN_CONCURRENCY = defaultEngineWorkers() + 2
+export const RUN_CONCURRENCY = defaultEngineWorkers() + 1
 
 /** Puts a user's job at their next 03:00: registration, a timezone change (through `AccountLifecycle`). */
 export class RebuildSchedule extends Effect.Service<RebuildSchedule>()("@tonearm/server/RebuildSchedule", {
