@@ -7,14 +7,14 @@ import {
   PlaybackErrorsApi,
 } from "./diagnostics/DiagnosticsApi.js"
 import { ClientDistributionApi } from "./distribution/DistributionApi.js"
-import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { CoverRefetchApi, TagSourcesApi } from "./enrichment/EnrichmentApi.js"
+import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
 import { HomeApi } from "./home/HomeApi.js"
 import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
-import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
 import { ModerationApi, QuarantineApi } from "./moderation/ModerationApi.js"
+import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
 import { RebuildsApi } from "./recommendations/RebuildsApi.js"
 import {
   DiscoverApi,
@@ -26,8 +26,8 @@ import {
 } from "./recommendations/RecommendationsApi.js"
 import { AdminRequestsApi, ManagerApi, RequestsApi } from "./requests/RequestsApi.js"
 import { TrustedProxiesApi } from "./settings/TrustedProxiesApi.js"
-import { SubsonicCredentialsApi } from "./subsonic/SubsonicApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
+import { SubsonicCredentialsApi } from "./subsonic/SubsonicApi.js"
 import { SyncApi } from "./sync/SyncApi.js"
 import { SystemApi } from "./system/SystemApi.js"
 

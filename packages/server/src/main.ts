@@ -28,7 +28,12 @@ import {
   PlaybackErrorsService,
 } from "./diagnostics/index.js"
 import { ClientDistributionHttpLive, ClientDistributionService } from "./distribution/index.js"
-import { CoverRefetchHttpLive, CoverSourcesHttpLive, EnrichmentService, TagSourcesHttpLive } from "./enrichment/index.js"
+import {
+  CoverRefetchHttpLive,
+  CoverSourcesHttpLive,
+  EnrichmentService,
+  TagSourcesHttpLive,
+} from "./enrichment/index.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
@@ -55,7 +60,6 @@ import {
 import { LikesHttpLive, LikesService, PlaysHttpLive, PlaysService } from "./listening/index.js"
 import { AcquisitionManager, ModerationHttpLive, QuarantineHttpLive, QuarantineService } from "./moderation/index.js"
 import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
-import { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive, RequestsService } from "./requests/index.js"
 import {
   AccountLifecycleLive,
   DiscoverHttpLive,
@@ -79,6 +83,7 @@ import {
   TuningHttpLive,
   TuningService,
 } from "./recommendations/index.js"
+import { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive, RequestsService } from "./requests/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
 import {
   CastHttpLive,
