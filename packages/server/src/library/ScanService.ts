@@ -61,19 +61,24 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
         return new ScanStarted({ started: yield* Deferred.await(started) })
       })
 
-    /** A scan row left "running" by a process that died no longer holds the lock: it is reported as failed. */
+    /**
+     * A scan row left "running" by a process that died no longer holds the lock: it is reported as failed. A scan
+     * that finished between reading its row and checking the lock wrote its end before letting the lock go, so
+     * the row is read again before calling it failed (a newer running row holds the lock: its scan just began).
+     */
     const status = Effect.gen(function* () {
-      const latest = yield* scans.latest
-      if (Option.isNone(latest)) return IDLE
-      const row = latest.value
+      const first = yield* scans.latest
+      if (Option.isNone(first)) return IDLE
+      const unlocked = first.value.state === "running" && !(yield* scans.lockHeld)
+      const row = unlocked ? Option.getOrElse(yield* scans.latest, () => first.value) : first.value
       const state =
         row.state === "completed"
           ? "idle"
           : row.state === "failed"
             ? "failed"
-            : (yield* scans.lockHeld)
-              ? "running"
-              : "failed"
+            : unlocked && row.id === first.value.id
+              ? "failed"
+              : "running"
       return new ScanStatus({
         state,
         started_at: row.started_at,

@@ -206,6 +206,22 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       }),
     )
 
+    it.effect("a scan that ends while its status is being read is reported idle, never failed", () =>
+      Effect.gen(function* () {
+        const services = yield* ScanService
+        const scanner = yield* Scanner
+        // Status reads back to back while scans come and go: each scan's end falls between some read's look at
+        // the row ("running") and its look at the lock (already let go).
+        const scans = yield* Effect.fork(Effect.repeatN(scanner.scan({ full: false }), 7))
+        const seen = new Set<string>()
+        while (Option.isNone(yield* Fiber.poll(scans))) seen.add((yield* services.status).state)
+        yield* Fiber.join(scans)
+        seen.add((yield* services.status).state)
+        expect(seen.has("failed")).toBe(false)
+        expect(seen.has("idle")).toBe(true)
+      }),
+    )
+
     it.effect(
       "a killed scan loses nothing already indexed, shows as failed, and the next scan completes the work",
       () =>
