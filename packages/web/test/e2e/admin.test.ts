@@ -149,6 +149,8 @@ describe("admin pages", () => {
 
     await radio.getByRole("button", { name: "Reset radio to shipped" }).click()
     await audit.getByText("taste_weight: 2.5 → 1").waitFor()
+    // The audit and the tuning are two reloads; wait for the input to show the shipped value.
+    await eventually(async () => ((await weight.inputValue()) === "1" ? true : undefined), 10_000, "taste_weight 1")
     await expect(weight.inputValue()).resolves.toBe("1")
     const audits = await call<ReadonlyArray<{ scope: string }>>("GET", "/api/admin/recommendation-tuning/audit")
     expect(audits.map((row) => row.scope)).toEqual(["radio", "radio"])

@@ -71,6 +71,8 @@ function ScopeEditor(props: {
     error.value = ""
     try {
       await api((client) => client.tuning.reset({ payload: { scope } }))
+      // The scope's inputs show the shipped values at once, dropping any refused draft (not only after the reload).
+      drafts.value = Object.fromEntries(Object.entries(shipped).map(([field, value]) => [field, asText(value)]))
       message.value = "Reset to the shipped values."
       props.onSaved()
     } catch (failure) {

@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals"
 import type { PlaylistEntry } from "@tonearm/core"
-import { useEffect } from "preact/hooks"
+import { useEffect, useRef } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
 import { onServerEvent } from "../../app/events.js"
 import { playQueue } from "../../app/player.js"
@@ -27,7 +27,28 @@ const moved = <A,>(list: ReadonlyArray<A>, from: number, to: number): Array<A> =
  */
 export default function PlaylistPage({ params }: PageProps) {
   const id = params.id!
-  const detail = useLoad((signal) => api((client) => client.playlists.get({ path: { id: asId(id) } }), signal), [id])
+  // Local edits (reorder, remove) in flight and finished: an answer fetched while one was in flight, or before one
+  // finished, may predate it and must not overwrite the newer order; each finished edit reloads afterwards.
+  const edits = useRef({ pending: 0, done: 0 })
+  const detail = useLoad(
+    async (signal) => {
+      const before = { ...edits.current }
+      const value = await api((client) => client.playlists.get({ path: { id: asId(id) } }), signal)
+      const now = edits.current
+      return { value, stale: before.pending > 0 || now.pending > 0 || now.done !== before.done }
+    },
+    [id],
+  )
+  const edit = async (run: () => Promise<void>) => {
+    edits.current.pending++
+    try {
+      await run()
+    } finally {
+      edits.current.pending--
+      edits.current.done++
+      detail.reload()
+    }
+  }
   const order = useSignal<ReadonlyArray<PlaylistEntry> | undefined>(undefined)
   const dragging = useSignal<number | undefined>(undefined)
   const over = useSignal<number | undefined>(undefined)
@@ -42,10 +63,10 @@ export default function PlaylistPage({ params }: PageProps) {
     [id],
   )
   useEffect(() => {
-    order.value = detail.data?.tracks
+    if (detail.data !== undefined && !detail.data.stale) order.value = detail.data.value.tracks
   }, [detail.data])
 
-  const data = detail.data
+  const data = detail.data?.value
   if (data === undefined) return <Status loaded={detail} />
   const editable = data.system_variant === null
   const entries = order.value ?? data.tracks
@@ -55,18 +76,19 @@ export default function PlaylistPage({ params }: PageProps) {
 
   const saveOrder = async (next: ReadonlyArray<PlaylistEntry>, focusEntry?: string) => {
     order.value = next
-    try {
-      await api((client) =>
-        client.playlists.reorder({
-          path: { id: asId(id) },
-          payload: { entry_ids: next.map((entry) => entry.entry_id) },
-        }),
-      )
-      message.value = "Order saved."
-    } catch (error) {
-      message.value = `Could not reorder: ${errorMessage(error)}`
-      detail.reload()
-    }
+    await edit(async () => {
+      try {
+        await api((client) =>
+          client.playlists.reorder({
+            path: { id: asId(id) },
+            payload: { entry_ids: next.map((entry) => entry.entry_id) },
+          }),
+        )
+        message.value = "Order saved."
+      } catch (error) {
+        message.value = `Could not reorder: ${errorMessage(error)}`
+      }
+    })
     if (focusEntry !== undefined)
       requestAnimationFrame(() =>
         document.querySelector<HTMLElement>(`[data-entry-id="${focusEntry}"] .drag-handle`)?.focus(),
@@ -80,15 +102,16 @@ export default function PlaylistPage({ params }: PageProps) {
   }
   const remove = async (entry: PlaylistEntry) => {
     order.value = entries.filter((other) => other.entry_id !== entry.entry_id)
-    try {
-      await api((client) =>
-        client.playlists.removeEntries({ path: { id: asId(id) }, payload: { entry_ids: [entry.entry_id] } }),
-      )
-      message.value = `Removed ${entry.track.title}.`
-    } catch (error) {
-      message.value = `Could not remove: ${errorMessage(error)}`
-      detail.reload()
-    }
+    await edit(async () => {
+      try {
+        await api((client) =>
+          client.playlists.removeEntries({ path: { id: asId(id) }, payload: { entry_ids: [entry.entry_id] } }),
+        )
+        message.value = `Removed ${entry.track.title}.`
+      } catch (error) {
+        message.value = `Could not remove: ${errorMessage(error)}`
+      }
+    })
   }
   const rename = async (event: Event) => {
     event.preventDefault()
