@@ -6,11 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { TonearmConfig } from "../../../server/src/config/TonearmConfig.js"
 import { arrangePlays, libraryTracks } from "../../../server/test/support/listening.js"
 import {
+  adminCall,
   collectErrors,
   eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
   newContext,
+  openAt,
   PASSWORD,
   screenshot,
   signIn,
@@ -22,16 +24,7 @@ import {
 let server: WebServer
 let browser: Browser
 
-const call = async <A = unknown>(method: string, path: string, body?: unknown): Promise<A> => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.admin.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  const text = await response.text()
-  return (text === "" ? undefined : JSON.parse(text)) as A
-}
+const call = <A = unknown>(method: string, path: string, body?: unknown) => adminCall<A>(server, method, path, body)
 
 const openPage = async (username = "admin") => {
   const context = await newContext(browser)
@@ -42,10 +35,7 @@ const openPage = async (username = "admin") => {
   return { context, page, errors }
 }
 
-const go = async (page: Page, path: string, heading: string) => {
-  await page.goto(`${server.url}${path}`)
-  await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
-}
+const go = (page: Page, path: string, heading: string) => openAt(page, `${server.url}${path}`, heading)
 
 beforeAll(async () => {
   server = await startServer()

@@ -2,11 +2,13 @@ import type { Browser, Page } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { arrangePlays, libraryTracks } from "../../../server/test/support/listening.js"
 import {
+  adminCall,
   collectErrors,
   eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
   newContext,
+  openAt,
   screenshot,
   signIn,
   startServer,
@@ -28,16 +30,7 @@ interface Play {
 }
 
 /** The admin's own JSON API, with the bearer token the harness made. */
-const call = async <A = unknown>(method: string, path: string, body?: unknown): Promise<A> => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${server.admin.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  })
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  const text = await response.text()
-  return (text === "" ? undefined : JSON.parse(text)) as A
-}
+const call = <A = unknown>(method: string, path: string, body?: unknown) => adminCall<A>(server, method, path, body)
 
 /** The nightly rebuild for the admin, now, through the admin route; resolves when the run is done. */
 const rebuild = async () => {
@@ -73,10 +66,7 @@ const openPage = async () => {
   return { context, page, errors }
 }
 
-const go = async (page: Page, path: string, heading: string) => {
-  await page.goto(`${server.url}${path}`)
-  await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
-}
+const go = (page: Page, path: string, heading: string) => openAt(page, `${server.url}${path}`, heading)
 
 beforeAll(async () => {
   server = await startServer()

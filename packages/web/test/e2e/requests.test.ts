@@ -7,6 +7,7 @@ import {
   expectNoSeriousA11yViolations,
   launchBrowser,
   newContext,
+  openAt,
   PASSWORD,
   screenshot,
   signIn,
@@ -31,10 +32,7 @@ const openPage = async (username = "admin", dialogAnswer?: string) => {
   return { context, page, errors }
 }
 
-const go = async (page: Page, path: string, heading: string) => {
-  await page.goto(`${server.url}${path}`)
-  await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
-}
+const go = (page: Page, path: string, heading: string) => openAt(page, `${server.url}${path}`, heading)
 
 beforeAll(async () => {
   server = await startServer()

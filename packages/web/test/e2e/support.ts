@@ -50,6 +50,24 @@ export const startServer = async (overrides: Partial<TonearmSettings> = {}): Pro
   return { ...server, admin }
 }
 
+/** The admin's own JSON API with the bearer token the harness made: the parsed body, or throws on a non-2xx. */
+export const adminCall = async <A = unknown>(server: WebServer, method: string, route: string, body?: unknown) => {
+  const response = await fetch(`${server.url}${route}`, {
+    method,
+    headers: { authorization: `Bearer ${server.admin.token}`, "content-type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+  if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${await response.text()}`)
+  const text = await response.text()
+  return (text === "" ? undefined : JSON.parse(text)) as A
+}
+
+/** Opens a page of the app and waits for its title heading. */
+export const openAt = async (page: Page, url: string, heading: string) => {
+  await page.goto(url)
+  await page.getByRole("heading", { name: heading, level: 1 }).waitFor()
+}
+
 /** Signs in through the sign-in form and waits for Home. */
 export const signIn = async (page: Page, url: string, username = "admin", password = PASSWORD) => {
   await page.goto(`${url}/`)
