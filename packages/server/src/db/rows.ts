@@ -11,3 +11,12 @@ export const decodeFirst =
   <A, I>(schema: Schema.Schema<A, I>) =>
   (rows: ReadonlyArray<unknown>) =>
     rows.length === 0 ? Effect.succeedNone : Effect.map(Schema.decodeUnknown(schema)(rows[0]), Option.some)
+
+/** A page of rows and the count of all of them (`SELECT count(*)::int AS n …`), read side by side. */
+export const withTotal = <A, E, R, E2, R2>(
+  items: Effect.Effect<ReadonlyArray<A>, E, R>,
+  count: Effect.Effect<ReadonlyArray<{ readonly n: number }>, E2, R2>,
+) =>
+  Effect.all([items, Effect.map(count, (rows) => rows[0]?.n ?? 0)], { concurrency: 2 }).pipe(
+    Effect.map(([rows, total]) => ({ items: rows, total })),
+  )

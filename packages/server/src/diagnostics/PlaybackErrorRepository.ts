@@ -11,7 +11,7 @@ import {
   UserId as UserIdSchema,
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
-import { decodeFirst, decodeRows } from "../db/rows.js"
+import { decodeFirst, decodeRows, withTotal } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
 export const PlaybackErrorRecord = Schema.Struct({
@@ -85,20 +85,12 @@ export class PlaybackErrorRepository extends Effect.Service<PlaybackErrorReposit
           resolved === undefined
             ? sql.literal("")
             : sql.literal(resolved ? "WHERE e.resolved_at IS NOT NULL" : "WHERE e.resolved_at IS NULL")
-        return Effect.all(
-          [
-            sql`${select} ${where} ORDER BY e.created_at DESC, e.id DESC OFFSET ${offset} LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(PlaybackErrorRecord)),
-            ),
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM playback_errors e ${where}`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0),
-            ),
-          ],
-          { concurrency: 2 },
-        ).pipe(
-          Effect.map(([items, total]) => ({ items, total })),
-          orInternal("PlaybackErrorRepository.page"),
-        )
+        return withTotal(
+          sql`${select} ${where} ORDER BY e.created_at DESC, e.id DESC OFFSET ${offset} LIMIT ${limit}`.pipe(
+            Effect.flatMap(decodeRows(PlaybackErrorRecord)),
+          ),
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM playback_errors e ${where}`,
+        ).pipe(orInternal("PlaybackErrorRepository.page"))
       }
 
       /** Resolves an unresolved error; false when it was resolved already (or is gone). */

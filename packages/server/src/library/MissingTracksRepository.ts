@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Track } from "@tonearm/core"
 import { Effect, Schema } from "effect"
-import { decodeRows } from "../db/rows.js"
+import { decodeRows, withTotal } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
 /** A missing track as stored: the wire Track, with pg's `Date`s decoded. */
@@ -24,9 +24,8 @@ export class MissingTracksRepository extends Effect.Service<MissingTracksReposit
 
       /** The longest missing first (then by id, so pages are stable), with the total. */
       const page = (offset: number, limit: number) =>
-        Effect.all(
-          [
-            sql`
+        withTotal(
+          sql`
               SELECT t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, ar.name AS artist_name,
                      t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps,
                      t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at, t.missing_since
@@ -35,16 +34,9 @@ export class MissingTracksRepository extends Effect.Service<MissingTracksReposit
               WHERE t.missing_since IS NOT NULL
               ORDER BY t.missing_since, t.id
               OFFSET ${offset} LIMIT ${limit}`.pipe(Effect.flatMap(decodeRows(MissingTrackRecord))),
-            sql<{ n: number }>`
-              SELECT count(*)::int AS n FROM indexed_tracks WHERE missing_since IS NOT NULL`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0),
-            ),
-          ],
-          { concurrency: 2 },
-        ).pipe(
-          Effect.map(([items, total]) => ({ items, total })),
-          orInternal("MissingTracksRepository.page"),
-        )
+          sql<{ n: number }>`
+              SELECT count(*)::int AS n FROM indexed_tracks WHERE missing_since IS NOT NULL`,
+        ).pipe(orInternal("MissingTracksRepository.page"))
 
       return { page } as const
     }),

@@ -8,7 +8,7 @@ import {
   UserId as UserIdSchema,
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
-import { decodeFirst, decodeRows } from "../db/rows.js"
+import { decodeFirst, decodeRows, withTotal } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
 /** A flag as stored, with the live names of its track when it is still in the library. */
@@ -117,20 +117,12 @@ export class QuarantineRepository extends Effect.Service<QuarantineRepository>()
             : resolved
               ? sql.literal("WHERE q.resolved_at IS NOT NULL")
               : sql.literal("WHERE q.resolved_at IS NULL")
-        return Effect.all(
-          [
-            sql`${select} ${where} ORDER BY q.created_at DESC, q.id DESC OFFSET ${offset} LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(QuarantineRecord)),
-            ),
-            sql<{ n: number }>`SELECT count(*)::int AS n FROM quarantine q ${where}`.pipe(
-              Effect.map((rows) => rows[0]?.n ?? 0),
-            ),
-          ],
-          { concurrency: 2 },
-        ).pipe(
-          Effect.map(([items, total]) => ({ items, total })),
-          orInternal("QuarantineRepository.page"),
-        )
+        return withTotal(
+          sql`${select} ${where} ORDER BY q.created_at DESC, q.id DESC OFFSET ${offset} LIMIT ${limit}`.pipe(
+            Effect.flatMap(decodeRows(QuarantineRecord)),
+          ),
+          sql<{ n: number }>`SELECT count(*)::int AS n FROM quarantine q ${where}`,
+        ).pipe(orInternal("QuarantineRepository.page"))
       }
 
       /**
