@@ -478,6 +478,17 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         } satisfies TidyOutcome
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
+    /**
+     * Fresh planner statistics for the catalog tables. A first scan of a big library (or one that rewrote much of
+     * it) leaves PostgreSQL planning with the empty tables' figures until autovacuum comes by, and browse and search
+     * pick sequential scans meanwhile (search "the" at 100k tracks: 110 ms instead of 4 ms).
+     */
+    const analyze = sql`
+      ANALYZE indexed_tracks, indexed_albums, indexed_artists, track_genres, album_genres, library_genres`.pipe(
+      Effect.asVoid,
+      orInternal("CatalogRepository.analyze"),
+    )
+
     /** Enrichment found a MusicBrainz id for an artist or album that had none (a tagged one is never replaced). */
     const adoptMbid = (kind: "album" | "artist", id: string, mbid: string) =>
       (kind === "album"
@@ -518,6 +529,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       forgetFolders,
       forgetErrors,
       tidy,
+      analyze,
       adoptMbid,
       adoptExternalCover,
       adoptArtistArt,

@@ -10,7 +10,7 @@ import { ScanSignals } from "./ScanSignals.js"
 import { MoveCandidates } from "./scan/moves.js"
 import { plan } from "./scan/plan.js"
 import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
-import { tidy } from "./scan/tidy.js"
+import { statisticsStale, tidy } from "./scan/tidy.js"
 import { walk } from "./scan/walk.js"
 import { writeBatch } from "./scan/write.js"
 import { LibraryFolderUnreadable, libraryFolderEmpty, libraryFolderUnreadableIn, withIndexKept } from "./walk.js"
@@ -122,6 +122,8 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* report("tidying")
         const { removed } = yield* tidy(planned, root)
         yield* Ref.update(tally, (counts) => ({ ...counts, removed }))
+        const written = yield* Ref.get(tally)
+        if (statisticsStale(written.added + written.updated + removed, known.tracks.size)) yield* catalog.analyze
         yield* report("done")
         const counts = yield* Ref.get(tally)
         const finished = yield* Clock.currentTimeMillis

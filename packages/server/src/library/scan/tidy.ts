@@ -49,3 +49,12 @@ export const tidyCatalog = (now: Date) =>
       now,
     )
   })
+
+/** A scan that wrote at least this many tracks refreshes the planner statistics… */
+export const ANALYZE_MIN_CHANGES = 1_000
+/** …when they are also this share of the tracks indexed before it (autovacuum's own default is 10%). */
+export const ANALYZE_MIN_SHARE = 0.1
+
+/** Whether a scan changed enough of the catalog that the planner's statistics are stale (autovacuum is slow). */
+export const statisticsStale = (changedTracks: number, tracksBefore: number): boolean =>
+  changedTracks >= ANALYZE_MIN_CHANGES && changedTracks >= tracksBefore * ANALYZE_MIN_SHARE
