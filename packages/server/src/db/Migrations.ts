@@ -10,6 +10,7 @@ import m0007 from "./migrations/0007_subsonic.js"
 import m0008 from "./migrations/0008_moderation_diagnostics.js"
 import m0009 from "./migrations/0009_enrichment_requests.js"
 import m0010 from "./migrations/0010_browse_indexes.js"
+import m0011 from "./migrations/0011_undated_album_count.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -23,6 +24,7 @@ export const migrations = {
   "0008_moderation_diagnostics": m0008,
   "0009_enrichment_requests": m0009,
   "0010_browse_indexes": m0010,
+  "0011_undated_album_count": m0011,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

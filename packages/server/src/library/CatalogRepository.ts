@@ -395,7 +395,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       yield* sql`DELETE FROM library_years`
       yield* sql`
         INSERT INTO library_years (year, album_count)
-        SELECT year, count(*)::int FROM albums WHERE year > 0 GROUP BY year`
+        SELECT year, count(*)::int FROM albums GROUP BY year`
     })
 
     /**
