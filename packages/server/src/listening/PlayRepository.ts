@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
-import { ArtistId, PICK_KINDS, PickKind, PlayEventId, PlayHistoryItem, TrackId, type UserId } from "@tonearm/core"
-import { Effect, ParseResult, Schema } from "effect"
+import { ArtistId, PickKind, PlayEventId, PlayHistoryItem, type TrackId, type UserId } from "@tonearm/core"
+import { Effect, Schema } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { isTasteText } from "./tasteColumns.js"
 
 /** A play row: the wire history item plus its end and the track's length when it was played. */
 export const PlayRecord = Schema.Struct({
@@ -46,84 +47,8 @@ export interface PlayStat {
   readonly lastPlayedMs: number
 }
 
-/**
- * A user's plays in time order as columns (what the recommendation engine reads): one aggregate row per user
- * instead of ~5,000 row objects, checked once per column rather than per row and field.
- */
-export interface TasteColumns {
-  readonly trackIds: ReadonlyArray<TrackId>
-  /** epoch ms */
-  readonly startedAtMs: Float64Array
-  /** 1 when skipped */
-  readonly skipped: Uint8Array
-  /** NaN when the play has no completion value */
-  readonly completion: Float64Array
-  readonly deviceClass: ReadonlyArray<string | null>
-  readonly source: ReadonlyArray<string | null>
-  readonly pickKind: ReadonlyArray<PickKind | null>
-}
-
-/** The aggregate row as PostgreSQL sends it: ids comma-joined, floats as big-endian float8 bytes. */
-interface TasteAggregate {
-  readonly plays: number
-  readonly track_ids: string
-  readonly started_at: Uint8Array
-  readonly skipped: string
-  readonly completion: Uint8Array
-  readonly device_class: ReadonlyArray<string | null>
-  readonly source: ReadonlyArray<string | null>
-  readonly pick_kind: ReadonlyArray<string | null>
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
-const pickKinds: ReadonlySet<string | null> = new Set<string | null>([...PICK_KINDS, null])
-const isRecord = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null
-const isTextColumn = (u: unknown, length: number): u is ReadonlyArray<string | null> => {
-  if (!Array.isArray(u) || u.length !== length) return false
-  for (const value of u) if (value !== null && typeof value !== "string") return false
-  return true
-}
-const isFloatColumn = (u: unknown, length: number): u is Uint8Array =>
-  u instanceof Uint8Array && u.byteLength === length * 8
-/** The shape of the whole aggregate, one column at a time. */
-const isTasteAggregate = (u: unknown): u is TasteAggregate => {
-  if (!isRecord(u) || typeof u.plays !== "number" || !Number.isInteger(u.plays) || u.plays < 0) return false
-  const n = u.plays
-  if (typeof u.skipped !== "string" || u.skipped.length !== n || !/^[01]*$/.test(u.skipped)) return false
-  if (typeof u.track_ids !== "string" || (n === 0 ? u.track_ids !== "" : u.track_ids.length !== n * 37 - 1))
-    return false
-  if (!isFloatColumn(u.started_at, n) || !isFloatColumn(u.completion, n)) return false
-  if (!isTextColumn(u.device_class, n) || !isTextColumn(u.source, n) || !isTextColumn(u.pick_kind, n)) return false
-  for (const kind of u.pick_kind) if (!pickKinds.has(kind)) return false
-  return true
-}
-const TasteAggregate = Schema.declare(isTasteAggregate, { identifier: "TasteAggregate" })
-
-const floatsOf = (bytes: Uint8Array, length: number) => {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const out = new Float64Array(length)
-  for (let i = 0; i < length; i++) out[i] = view.getFloat64(i * 8, false)
-  return out
-}
-
-const tasteColumnsOf = (row: TasteAggregate): Effect.Effect<TasteColumns, ParseResult.ParseError> => {
-  const n = row.plays
-  const trackIds = n === 0 ? [] : row.track_ids.split(",")
-  for (const id of trackIds)
-    if (!UUID.test(id))
-      return Effect.fail(new ParseResult.ParseError({ issue: new ParseResult.Type(TrackId.ast, id, "not a track id") }))
-  const skipped = new Uint8Array(n)
-  for (let i = 0; i < n; i++) skipped[i] = row.skipped.charCodeAt(i) === 49 ? 1 : 0
-  return Effect.succeed({
-    trackIds: trackIds as ReadonlyArray<string> as ReadonlyArray<TrackId>,
-    startedAtMs: floatsOf(row.started_at, n),
-    skipped,
-    completion: floatsOf(row.completion, n),
-    deviceClass: row.device_class,
-    source: row.source,
-    pickKind: row.pick_kind as ReadonlyArray<PickKind | null>,
-  })
-}
+/** The aggregate's field types; the values are decoded by the engine's worker (`decodeTasteText`). */
+const TasteTextRow = Schema.declare(isTasteText, { identifier: "TasteText" })
 
 const TrendRow = Schema.Struct({
   user_id: Schema.String,
@@ -253,7 +178,8 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
 
     /**
      * All of a user's plays in time order, as columns (one row: ids comma-joined, the floats as float8 bytes,
-     * the skip flags as a 0/1 string, the nullable texts as arrays) — a NULL completion travels as NaN.
+     * the skip flags as a 0/1 string, the nullable texts as JSON arrays) — a NULL completion travels as NaN.
+     * Left undecoded here: the engine's worker decodes it (`decodeTasteText`), off the HTTP event loop.
      */
     const tasteRows = (userId: UserId) =>
       sql`
@@ -262,12 +188,11 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
                coalesce(string_agg(float8send((extract(epoch FROM started_at) * 1000)::float8), ''::bytea), ''::bytea) AS started_at,
                coalesce(string_agg(CASE WHEN skipped THEN '1' ELSE '0' END, ''), '') AS skipped,
                coalesce(string_agg(float8send(coalesce(completion::float8, 'NaN')), ''::bytea), ''::bytea) AS completion,
-               coalesce(array_agg(device_class), '{}') AS device_class,
-               coalesce(array_agg(source), '{}') AS source,
-               coalesce(array_agg(pick_kind::text), '{}') AS pick_kind
+               coalesce(json_agg(device_class)::text, '[]') AS device_class,
+               coalesce(json_agg(source)::text, '[]') AS source,
+               coalesce(json_agg(pick_kind)::text, '[]') AS pick_kind
         FROM (SELECT * FROM play_events WHERE user_id = ${userId} ORDER BY started_at, id) p`.pipe(
-        Effect.flatMap((rows) => Schema.decodeUnknown(TasteAggregate)(rows[0])),
-        Effect.flatMap(tasteColumnsOf),
+        Effect.flatMap((rows) => Schema.decodeUnknown(TasteTextRow)(rows[0])),
         orInternal("PlayRepository.tasteRows"),
       )
 

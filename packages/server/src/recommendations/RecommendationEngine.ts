@@ -21,7 +21,7 @@ import {
   tasteProfileRows,
 } from "@tonearm/recommend"
 import { Context, Effect, Layer, Ref } from "effect"
-import type { TasteColumns } from "../listening/index.js"
+import { decodeTasteText, isUndecodedTaste, type TasteColumns, type TasteText } from "../listening/tasteColumns.js"
 
 /** The library as the engine scores it: a version (changes whenever the library does) and its rows. */
 export interface CatalogSource {
@@ -53,14 +53,16 @@ export interface EngineSignals {
   readonly snoozedArtistMbids?: ReadonlySet<string> | undefined
 }
 
-/** A user's plays in time order as columns, as the listening domain loads them: cheap to read and to post. */
+/** A user's plays in time order as columns (decoded; tests and callers that build plays in memory). */
 export type PlayColumns = TasteColumns
+/** A user's plays as the listening domain loads them, undecoded: cheap to post, decoded where the engine runs. */
+export type PlayText = TasteText
 
 /** Everything one user's rebuild (or radio) is computed from, as plain data that can cross a thread. */
 export interface EngineInput {
   readonly user: UserId
   readonly timeZone: string
-  readonly plays: ReadonlyArray<PlayRow> | PlayColumns
+  readonly plays: ReadonlyArray<PlayRow> | PlayColumns | PlayText
   readonly likes: {
     readonly tracks: ReadonlyArray<TrackId>
     readonly albums: ReadonlyArray<AlbumId>
@@ -173,10 +175,13 @@ export const toResult = (built: {
   },
 })
 
-/** The engine's `PlayRow`s of a user's plays, whichever form they came in. */
-export const playRowsOf = (plays: ReadonlyArray<PlayRow> | PlayColumns): ReadonlyArray<PlayRow> => {
+/**
+ * The engine's `PlayRow`s of a user's plays, whichever form they came in (the text form is decoded here, on
+ * the engine's thread; a malformed one throws, a defect).
+ */
+export const playRowsOf = (plays: ReadonlyArray<PlayRow> | PlayColumns | PlayText): ReadonlyArray<PlayRow> => {
   if (Array.isArray(plays)) return plays
-  const columns = plays as PlayColumns
+  const columns = isUndecodedTaste(plays) ? decodeTasteText(plays) : (plays as PlayColumns)
   const rows: Array<PlayRow> = new Array(columns.trackIds.length)
   for (let i = 0; i < rows.length; i++) {
     const completion = columns.completion[i]!

@@ -73,7 +73,11 @@ export const runJob = (
         return Effect.sync(() => similarInLibrary(catalog, job.query))
     }
   }
-  return compute().pipe(Effect.withClock(fixedClock(job.now)), Effect.withRandom(Random.make(job.randomSeed)))
+  // Suspended: a malformed input that throws while decoding answers a defect instead of crashing the worker.
+  return Effect.suspend(compute).pipe(
+    Effect.withClock(fixedClock(job.now)),
+    Effect.withRandom(Random.make(job.randomSeed)),
+  )
 }
 
 /** Applies a patch to the map this worker holds for that signal; answers the map to use. */

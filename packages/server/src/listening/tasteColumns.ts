@@ -1,0 +1,105 @@
+// A user's plays as `PlayRepository.tasteRows` reads them, and their decoding. Kept apart from the repository
+// (no SQL here): the recommendation engine's worker thread decodes the text, so the HTTP event loop only
+// passes a few strings and byte arrays along (cheap to post) instead of parsing ~5,000 plays per user.
+import { PICK_KINDS, type PickKind, type TrackId } from "@tonearm/core"
+
+/**
+ * A user's plays in time order as columns (what the recommendation engine reads): one aggregate row per user
+ * instead of ~5,000 row objects, checked once per column rather than per row and field.
+ */
+export interface TasteColumns {
+  readonly trackIds: ReadonlyArray<TrackId>
+  /** epoch ms */
+  readonly startedAtMs: Float64Array
+  /** 1 when skipped */
+  readonly skipped: Uint8Array
+  /** NaN when the play has no completion value */
+  readonly completion: Float64Array
+  readonly deviceClass: ReadonlyArray<string | null>
+  readonly source: ReadonlyArray<string | null>
+  readonly pickKind: ReadonlyArray<PickKind | null>
+}
+
+/**
+ * The aggregate row as PostgreSQL sends it, undecoded: ids comma-joined, floats as big-endian float8 bytes,
+ * skips as a 0/1 string, the nullable texts as JSON arrays. Strings and bytes: cheap to post to a worker.
+ */
+export interface TasteText {
+  readonly plays: number
+  readonly track_ids: string
+  readonly started_at: Uint8Array
+  readonly skipped: string
+  readonly completion: Uint8Array
+  readonly device_class: string
+  readonly source: string
+  readonly pick_kind: string
+}
+
+/** The aggregate's field types (constant time: the repository checks this much, `decodeTasteText` the rest). */
+export const isTasteText = (u: unknown): u is TasteText => {
+  if (typeof u !== "object" || u === null) return false
+  const row = u as Record<string, unknown>
+  return (
+    typeof row.plays === "number" &&
+    Number.isInteger(row.plays) &&
+    row.plays >= 0 &&
+    typeof row.track_ids === "string" &&
+    row.started_at instanceof Uint8Array &&
+    typeof row.skipped === "string" &&
+    row.completion instanceof Uint8Array &&
+    typeof row.device_class === "string" &&
+    typeof row.source === "string" &&
+    typeof row.pick_kind === "string"
+  )
+}
+
+/** Whether a value is a `TasteText` rather than decoded columns or rows (a worker gets either). */
+export const isUndecodedTaste = (u: unknown): u is TasteText =>
+  typeof u === "object" && u !== null && typeof (u as { track_ids?: unknown }).track_ids === "string"
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const pickKinds: ReadonlySet<string | null> = new Set<string | null>([...PICK_KINDS, null])
+
+const invalid = (what: string) => new Error(`malformed play history: ${what}`)
+
+const floatsOf = (bytes: Uint8Array, length: number, name: string) => {
+  if (bytes.byteLength !== length * 8) throw invalid(`${name} holds ${bytes.byteLength} bytes for ${length} plays`)
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const out = new Float64Array(length)
+  for (let i = 0; i < length; i++) out[i] = view.getFloat64(i * 8, false)
+  return out
+}
+
+const textsOf = (json: string, length: number, name: string): ReadonlyArray<string | null> => {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(json)
+  } catch {
+    throw invalid(`${name} is not JSON`)
+  }
+  if (!Array.isArray(parsed) || parsed.length !== length) throw invalid(`${name} does not hold ${length} values`)
+  for (const value of parsed) if (value !== null && typeof value !== "string") throw invalid(`${name} holds a non-text`)
+  return parsed as ReadonlyArray<string | null>
+}
+
+/** The columns of an aggregate, every value checked; throws on a malformed one (a defect: SQL makes them). */
+export const decodeTasteText = (row: TasteText): TasteColumns => {
+  const n = row.plays
+  if (row.skipped.length !== n || !/^[01]*$/.test(row.skipped)) throw invalid("skipped flags")
+  if (n === 0 ? row.track_ids !== "" : row.track_ids.length !== n * 37 - 1) throw invalid("track ids")
+  const trackIds = n === 0 ? [] : row.track_ids.split(",")
+  for (const id of trackIds) if (!UUID.test(id)) throw invalid(`${JSON.stringify(id)} is not a track id`)
+  const skipped = new Uint8Array(n)
+  for (let i = 0; i < n; i++) skipped[i] = row.skipped.charCodeAt(i) === 49 ? 1 : 0
+  const pickKind = textsOf(row.pick_kind, n, "pick_kind")
+  for (const kind of pickKind) if (!pickKinds.has(kind)) throw invalid(`${JSON.stringify(kind)} is not a pick kind`)
+  return {
+    trackIds: trackIds as ReadonlyArray<string> as ReadonlyArray<TrackId>,
+    startedAtMs: floatsOf(row.started_at, n, "started_at"),
+    skipped,
+    completion: floatsOf(row.completion, n, "completion"),
+    deviceClass: textsOf(row.device_class, n, "device_class"),
+    source: textsOf(row.source, n, "source"),
+    pickKind: pickKind as ReadonlyArray<PickKind | null>,
+  }
+}
