@@ -8,6 +8,7 @@ import {
   type CatalogSource,
   type EngineInput,
   type PlayColumns,
+  type PlayText,
   RecommendationEngine,
   type SharedPlayCounts,
 } from "../../src/recommendations/RecommendationEngine.js"
@@ -208,6 +209,60 @@ describe("recommendation engine on a worker thread", () => {
           for (const pick of surface.picks) expect(known.has(pick.track_id)).toBe(true)
         const failing: CatalogSource = { version: "c", load: Effect.fail(new Internal({ message: "boom" })) }
         expect((yield* Effect.flip(worker.rebuild(failing, input)))._tag).toBe("Internal")
+      }),
+    { timeout: 60_000 },
+  )
+
+  it.scoped(
+    "plays as PostgreSQL sends them (undecoded text and bytes) give the answer of the same plays as rows; a malformed history is an Internal and the worker keeps serving",
+    () =>
+      Effect.gen(function* () {
+        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
+        const inProcess = (yield* engineOf(RecommendationEngine.inProcess)) as RecommendationEngine["Type"]
+        const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
+        // Every column's edge: a NULL completion (NaN in the bytes), sources and pick kinds set and null.
+        const rows: ReadonlyArray<PlayRow> = plays.map((play, i) => ({
+          ...play,
+          completion: i % 10 === 0 ? null : play.completion,
+          source: i % 3 === 0 ? "for_you" : null,
+          pick_kind: i % 3 === 0 ? "taste" : null,
+        }))
+        const floats = (values: ReadonlyArray<number>) => {
+          const bytes = new Uint8Array(values.length * 8)
+          const view = new DataView(bytes.buffer)
+          for (const [i, value] of values.entries()) view.setFloat64(i * 8, value, false)
+          return bytes
+        }
+        const text: PlayText = {
+          plays: rows.length,
+          track_ids: rows.map((play) => play.track_id).join(","),
+          started_at: floats(rows.map((play) => play.started_at_ms)),
+          skipped: rows.map((play) => (play.skipped ? "1" : "0")).join(""),
+          completion: floats(rows.map((play) => play.completion ?? Number.NaN)),
+          device_class: JSON.stringify(rows.map((play) => play.device_class)),
+          source: JSON.stringify(rows.map((play) => play.source)),
+          pick_kind: JSON.stringify(rows.map((play) => play.pick_kind)),
+        }
+        const seed = yield* engineSeed.pipe(Effect.withRandom(Random.make("text")))
+        const expected = yield* atNow(inProcess.rebuild(source, { ...input, plays: rows })).pipe(
+          Effect.withRandom(Random.make(seed)),
+        )
+        expect(
+          yield* atNow(worker.rebuild(source, { ...input, plays: text })).pipe(Effect.withRandom(Random.make("text"))),
+        ).toEqual(expected)
+        for (const malformed of [
+          { ...text, pick_kind: JSON.stringify(rows.map(() => "not a kind")) },
+          { ...text, track_ids: text.track_ids.replace(/^.{36}/, "x".repeat(36)) },
+          { ...text, device_class: "[" },
+          { ...text, completion: text.completion.subarray(8) },
+        ]) {
+          const failure = yield* Effect.flip(worker.rebuild(source, { ...input, plays: malformed }))
+          expect(failure._tag).toBe("Internal")
+          expect(failure.message).toContain("malformed play history")
+        }
+        expect(
+          yield* atNow(worker.rebuild(source, { ...input, plays: text })).pipe(Effect.withRandom(Random.make("text"))),
+        ).toEqual(expected)
       }),
     { timeout: 60_000 },
   )
