@@ -35,16 +35,25 @@ export class ChangeLogRepository extends Effect.Service<ChangeLogRepository>()("
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /** Joins the caller's transaction when there is one; the lock is held until that transaction ends. */
+    /**
+     * Joins the caller's transaction when there is one; the lock is held until that transaction ends. The rows
+     * travel as one JSON text (a nightly rebuild logs ~1,000 playlist entries per user; array parameters
+     * would be escaped element by element on the event loop).
+     */
     const record = (rows: ReadonlyArray<Change>, now: Date) =>
       Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${CHANGE_LOCK}))`
         yield* sql`
             INSERT INTO library_changes (entity, entity_id, scope, operation, seq, changed_at)
             SELECT entity, entity_id, scope::uuid, operation, nextval('library_change_seq'), ${now}
-            FROM unnest(${rows.map((row) => row.entity)}::text[], ${rows.map((row) => row.entityId)}::text[],
-                        ${rows.map((row) => row.scope ?? SHARED_SCOPE)}::text[], ${rows.map((row) => row.operation)}::text[])
-                 AS change (entity, entity_id, scope, operation)
+            FROM json_to_recordset(${JSON.stringify(
+              rows.map((row) => ({
+                entity: row.entity,
+                entity_id: row.entityId,
+                scope: row.scope ?? SHARED_SCOPE,
+                operation: row.operation,
+              })),
+            )}::json) AS change (entity text, entity_id text, scope text, operation text)
             ON CONFLICT (entity, scope, entity_id) DO UPDATE SET
               operation = EXCLUDED.operation, seq = EXCLUDED.seq, changed_at = EXCLUDED.changed_at`
       }).pipe(sql.withTransaction, orInternal("ChangeLogRepository.record"))

@@ -235,20 +235,27 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
             name = EXCLUDED.name, locked_reason = EXCLUDED.locked_reason, updated_at = EXCLUDED.updated_at
           RETURNING id, system_variant`
         const idOf = new Map(written.map((row) => [row.system_variant, row.id]))
-        const entryIds: Array<string | null> = []
-        const entryPlaylists: Array<string> = []
-        const entryTracks: Array<string> = []
-        const entryPositions: Array<number> = []
-        const entryKinds: Array<string | null> = []
+        // The entries travel as one JSON text (a nightly rebuild writes ~1,000 per user): serialised natively,
+        // where array parameters are escaped element by element on the event loop.
+        const newEntries: Array<{
+          readonly id: string | null
+          readonly playlist_id: string
+          readonly track_id: string
+          readonly position: number
+          readonly pick_kind: string | null
+        }> = []
         const removedEntries: Array<string> = []
         for (const snapshot of snapshots) {
           const reuse = oldEntries.get(snapshot.variant) ?? []
+          const playlist = idOf.get(snapshot.variant)!
           snapshot.picks.forEach((pick, position) => {
-            entryIds.push(reuse[position] ?? null)
-            entryPlaylists.push(idOf.get(snapshot.variant)!)
-            entryTracks.push(pick.track_id)
-            entryPositions.push(position)
-            entryKinds.push(pick.pick_kind)
+            newEntries.push({
+              id: reuse[position] ?? null,
+              playlist_id: playlist,
+              track_id: pick.track_id,
+              position,
+              pick_kind: pick.pick_kind,
+            })
           })
           removedEntries.push(...reuse.slice(snapshot.picks.length))
         }
@@ -259,14 +266,13 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         if (removedEntries.length > 0) yield* sql`DELETE FROM playlist_tracks WHERE id = ANY(${removedEntries}::uuid[])`
         if (stale.length > 0) yield* sql`DELETE FROM playlists WHERE id = ANY(${stale}::uuid[])`
         const entries =
-          entryTracks.length === 0
+          newEntries.length === 0
             ? []
             : yield* sql<{ id: string }>`
                 INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, added_at)
                 SELECT COALESCE(e.id, gen_random_uuid()), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
-                FROM unnest(${entryIds}::uuid[], ${entryPlaylists}::uuid[], ${entryTracks}::uuid[],
-                            ${entryPositions}::int[], ${entryKinds}::text[])
-                     AS e (id, playlist_id, track_id, position, pick_kind)
+                FROM json_to_recordset(${JSON.stringify(newEntries)}::json)
+                     AS e (id uuid, playlist_id uuid, track_id uuid, position int, pick_kind text)
                 ON CONFLICT (id) DO UPDATE SET
                   track_id = EXCLUDED.track_id, position = EXCLUDED.position, pick_kind = EXCLUDED.pick_kind,
                   added_at = EXCLUDED.added_at

@@ -19,11 +19,13 @@ export class TasteProfileRepository extends Effect.Service<TasteProfileRepositor
             ON CONFLICT (user_id) DO UPDATE SET built_at = EXCLUDED.built_at`
           yield* sql`DELETE FROM taste_profile_weights WHERE user_id = ${user}`
           if (rows.length === 0) return
+          // One JSON text rather than three array parameters: a profile holds ~1,000 weights, which the
+          // driver would escape one by one on the event loop. (A weight is finite: JSON has no NaN.)
           yield* sql`
             INSERT INTO taste_profile_weights (user_id, dimension, key, weight)
             SELECT ${user}, w.dimension, w.key, w.weight
-            FROM unnest(${rows.map((row) => row.dimension)}::text[], ${rows.map((row) => row.key)}::text[],
-                        ${rows.map((row) => row.weight)}::float8[]) AS w (dimension, key, weight)`
+            FROM json_to_recordset(${JSON.stringify(rows)}::json)
+                 AS w (dimension text, key text, weight float8)`
         }).pipe(orInternal("TasteProfileRepository.save"))
 
       /** The user's stored profile, None when it was never built. */
