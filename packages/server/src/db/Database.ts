@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
@@ -5,6 +6,56 @@ import pg from "pg"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { MigrationsLive } from "./Migrations.js"
+
+/** Distinct statements a connection keeps prepared; past this, statements run unnamed (parsed each time). */
+export const PREPARED_PER_CONNECTION = 256
+/** Statements with more parameters than this are not prepared: their text varies with a list's length. */
+export const PREPARED_MAX_PARAMETERS = 32
+
+const prepared = Symbol("tonearm.prepared")
+
+// Statement texts are few and long-lived: each is hashed once, not on every query.
+const names = new Map<string, string>()
+const statementName = (text: string): string => {
+  let name = names.get(text)
+  if (name === undefined) {
+    if (names.size >= 4 * PREPARED_PER_CONNECTION) names.clear()
+    name = `t${createHash("sha1").update(text).digest("base64url")}`
+    names.set(text, name)
+  }
+  return name
+}
+
+/**
+ * Runs the connection's parameterised statements as named prepared statements (as postgres.js and JDBC drivers
+ * do by default): PostgreSQL parses each text once per connection and may reuse its plan, a fifth of a browse
+ * query's server time. The name is a hash of the text, so the same text shares one statement per connection;
+ * the count per connection is bounded. Statements without parameters keep the simple protocol (one may hold
+ * several commands, which a prepared statement cannot).
+ */
+const preparing = (client: pg.PoolClient) => {
+  const tagged = client as pg.PoolClient & { [prepared]?: Set<string> }
+  if (tagged[prepared] !== undefined) return
+  const known = new Set<string>()
+  tagged[prepared] = known
+  const query = client.query.bind(client) as (...args: Array<unknown>) => unknown
+  ;(client as { query: unknown }).query = (text: unknown, values?: unknown, callback?: unknown) => {
+    if (
+      typeof text !== "string" ||
+      !Array.isArray(values) ||
+      values.length === 0 ||
+      values.length > PREPARED_MAX_PARAMETERS ||
+      typeof callback !== "function"
+    )
+      return query(text, values, callback)
+    const name = statementName(text)
+    if (!known.has(name)) {
+      if (known.size >= PREPARED_PER_CONNECTION) return query(text, values, callback)
+      known.add(name)
+    }
+    return query({ name, text, values }, callback)
+  }
+}
 
 /**
  * A pool whose statements are never cancelled by an interrupted fiber. @effect/sql-pg answers an interrupt with
@@ -31,6 +82,7 @@ class UncancellablePool extends pg.Pool {
           _queryQueue?: unknown[]
         }
         connection.processID = undefined
+        preparing(client)
         const release = client.release
         client.release = (cause?: Error | boolean) => {
           const busy = connection._activeQuery != null || (connection._queryQueue?.length ?? 0) > 0

@@ -1,0 +1,62 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { PREPARED_MAX_PARAMETERS } from "../../src/db/Database.js"
+import { TestDatabaseLive } from "../support/TestDatabase.js"
+
+/** The statements prepared on this connection whose text contains `marker`. */
+const preparedLike = (marker: string) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) =>
+      sql<{ statement: string }>`
+      SELECT statement FROM pg_prepared_statements WHERE statement LIKE ${`%${marker}%`} AND statement NOT LIKE '%pg_prepared_statements%'`,
+  )
+
+layer(TestDatabaseLive, { excludeTestServices: true, timeout: "60 seconds" })("prepared statements", (it) => {
+  it.effect("a parameterised statement is prepared once per connection and reused with new values", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // One transaction: one connection, so what it prepared is visible to it.
+      const seen = yield* Effect.gen(function* () {
+        const first = yield* sql<{ n: number }>`SELECT ${1}::int + 0 AS n /* prepared_probe */`
+        const second = yield* sql<{ n: number }>`SELECT ${41}::int + 0 AS n /* prepared_probe */`
+        const statements = yield* preparedLike("prepared_probe")
+        return { values: [first[0]?.n, second[0]?.n], statements: statements.length }
+      }).pipe(sql.withTransaction)
+      expect(seen).toEqual({ values: [1, 41], statements: 1 })
+    }),
+  )
+
+  it.effect("statements without parameters or with a long list of them are not prepared, and still run", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const seen = yield* Effect.gen(function* () {
+        // Two commands in one text: only the simple protocol takes that.
+        yield* sql.unsafe("SELECT 1 /* unprepared_probe */; SELECT 2 /* unprepared_probe */")
+        const many = Array.from({ length: PREPARED_MAX_PARAMETERS + 1 }, (_, i) => i)
+        const rows = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM (VALUES (1), (2)) v(x) WHERE x IN ${sql.in(many)} /* long_probe */`
+        return {
+          n: rows[0]?.n,
+          statements: (yield* preparedLike("unprepared_probe")).length + (yield* preparedLike("long_probe")).length,
+        }
+      }).pipe(sql.withTransaction)
+      expect(seen).toEqual({ n: 2, statements: 0 })
+    }),
+  )
+
+  it.effect("a statement that fails to prepare fails alone; the same connection prepares the next one", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const failed = yield* sql`SELECT ${1}::int FROM no_such_table /* broken_probe */`.pipe(Effect.flip)
+      expect(String(failed.cause)).toContain("no_such_table")
+      const again = yield* sql`SELECT ${1}::int FROM no_such_table /* broken_probe */`.pipe(Effect.flip)
+      expect(String(again.cause)).toContain("no_such_table")
+      yield* sql`CREATE TABLE no_such_table (n int)`
+      yield* sql`INSERT INTO no_such_table VALUES (7)`
+      const rows = yield* sql<{ int4: number }>`SELECT ${1}::int FROM no_such_table /* broken_probe */`
+      expect(rows).toEqual([{ int4: 1 }])
+    }),
+  )
+})
