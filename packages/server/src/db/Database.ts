@@ -66,6 +66,9 @@ const preparing = (client: pg.PoolClient) => {
  * finished (they take milliseconds), so nobody else's statement queues behind it.
  */
 class UncancellablePool extends pg.Pool {
+  /** Run parameterised statements as named prepared ones (see `preparing`). */
+  prepare = false
+
   override connect(): Promise<pg.PoolClient>
   override connect(
     callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void,
@@ -82,7 +85,7 @@ class UncancellablePool extends pg.Pool {
           _queryQueue?: unknown[]
         }
         connection.processID = undefined
-        preparing(client)
+        if (this.prepare) preparing(client)
         const release = client.release
         client.release = (cause?: Error | boolean) => {
           const busy = connection._activeQuery != null || (connection._queryQueue?.length ?? 0) > 0
@@ -114,9 +117,16 @@ export const DB_POOL_MAX = Config.integer("TONEARM_DB_POOL_MAX").pipe(
   Config.withDefault(10),
 )
 
+/**
+ * Whether statements are prepared (`TONEARM_DB_PREPARE`, default true). Turn it off behind a pooler that hands
+ * each transaction another server connection (PgBouncer's transaction mode before 1.21): a statement prepared
+ * on one connection does not exist on the next.
+ */
+export const DB_PREPARE = Config.boolean("TONEARM_DB_PREPARE").pipe(Config.withDefault(true))
+
 const uncancellablePool = (url: Redacted.Redacted) =>
   Effect.acquireRelease(
-    Effect.map(Effect.orDie(DB_POOL_MAX), (max) => {
+    Effect.map(Effect.orDie(Config.all([DB_POOL_MAX, DB_PREPARE])), ([max, prepare]) => {
       const pool = new UncancellablePool({
         connectionString: Redacted.value(url),
         max,
@@ -125,6 +135,14 @@ const uncancellablePool = (url: Redacted.Redacted) =>
       })
       // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.
       pool.on("error", () => {})
+      if (prepare) {
+        pool.prepare = true
+        // Each execution is planned for its own values (a search for "the" and one for a rare word want different
+        // plans); preparing still saves the parse. Queued before the connection's first statement.
+        pool.on("connect", (client) => {
+          client.query("SET plan_cache_mode = force_custom_plan", () => {})
+        })
+      }
       return pool
     }),
     // As @effect/sql-pg's own pool: a statement left running never holds shutdown for more than a second.

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
-import { PREPARED_MAX_PARAMETERS } from "../../src/db/Database.js"
+import { PgClient } from "@effect/sql-pg"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { PREPARED_MAX_PARAMETERS, pgClientLayer } from "../../src/db/Database.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 /** The statements prepared on this connection whose text contains `marker`. */
@@ -57,6 +58,33 @@ layer(TestDatabaseLive, { excludeTestServices: true, timeout: "60 seconds" })("p
       yield* sql`INSERT INTO no_such_table VALUES (7)`
       const rows = yield* sql<{ int4: number }>`SELECT ${1}::int FROM no_such_table /* broken_probe */`
       expect(rows).toEqual([{ int4: 1 }])
+    }),
+  )
+
+  it.effect("each execution is planned for its own values (plan_cache_mode force_custom_plan)", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`
+      expect(rows).toEqual([{ plan_cache_mode: "force_custom_plan" }])
+    }),
+  )
+
+  it.scoped("TONEARM_DB_PREPARE=false (a transaction pooler in front) prepares nothing and leaves planning alone", () =>
+    Effect.gen(function* () {
+      const url = (yield* PgClient.PgClient).config.url!
+      const unprepared = pgClientLayer(url).pipe(
+        Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map([["TONEARM_DB_PREPARE", "false"]])))),
+      )
+      const seen = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* Effect.gen(function* () {
+          yield* sql`SELECT ${1}::int AS n /* off_probe */`
+          yield* sql`SELECT ${2}::int AS n /* off_probe */`
+          const mode = yield* sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`
+          return { statements: (yield* preparedLike("off_probe")).length, mode: mode[0]?.plan_cache_mode }
+        }).pipe(sql.withTransaction)
+      }).pipe(Effect.provide(unprepared))
+      expect(seen).toEqual({ statements: 0, mode: "auto" })
     }),
   )
 })
