@@ -1,11 +1,26 @@
 import { HttpApiBuilder } from "@effect/platform"
-import { ARTIST_DETAIL_ALBUMS_MAX, CurrentSession, TonearmApi } from "@tonearm/core"
+import {
+  AlbumDetail,
+  AlbumPage,
+  ARTIST_DETAIL_ALBUMS_MAX,
+  ArtistDetail,
+  CurrentSession,
+  SearchResult,
+  TonearmApi,
+} from "@tonearm/core"
 import { Effect, Layer } from "effect"
 import { conditionalImage } from "../http/conditionalImage.js"
+import { leanJson } from "../http/leanJson.js"
 import { CoverService } from "./CoverService.js"
 import { LibraryService } from "./LibraryService.js"
 import { MissingTracksService } from "./MissingTracksService.js"
 import { ScanService } from "./ScanService.js"
+
+// The hot read routes answer through the lean encoder (same JSON as the contract's encoding, see leanJson.ts).
+const albumPage = leanJson(AlbumPage)
+const albumDetail = leanJson(AlbumDetail)
+const artistDetail = leanJson(ArtistDetail)
+const searchResult = leanJson(SearchResult)
 
 export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (handlers) =>
   Effect.gen(function* () {
@@ -13,13 +28,17 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
     return handlers
       .handle("genres", () => library.genres)
       .handle("years", () => library.years)
-      .handle("albums", ({ urlParams }) => library.albums(urlParams))
+      .handle("albums", ({ urlParams }) => Effect.map(library.albums(urlParams), albumPage.respond))
       .handle("shuffle", ({ urlParams }) =>
         Effect.flatMap(CurrentSession, (session) => library.shuffle(urlParams.limit, session.user.id)),
       )
-      .handle("search", ({ urlParams }) => library.search(urlParams.q, urlParams.limit))
-      .handle("album", ({ path }) => library.album(path.id))
-      .handle("artist", ({ path }) => library.artist(path.id, ARTIST_DETAIL_ALBUMS_MAX))
+      .handle("search", ({ urlParams }) =>
+        Effect.map(library.search(urlParams.q, urlParams.limit), searchResult.respond),
+      )
+      .handle("album", ({ path }) => Effect.map(library.album(path.id), albumDetail.respond))
+      .handle("artist", ({ path }) =>
+        Effect.map(library.artist(path.id, ARTIST_DETAIL_ALBUMS_MAX), artistDetail.respond),
+      )
   }),
 )
 
