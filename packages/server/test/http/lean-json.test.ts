@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { AlbumDetail, AlbumPage, ArtistDetail, SearchResult } from "@tonearm/core"
+import { AlbumDetail, AlbumPage, ArtistDetail, Home, SearchResult } from "@tonearm/core"
 import { Arbitrary, FastCheck, Schema } from "effect"
 import { leanJson } from "../../src/http/leanJson.js"
 
@@ -24,6 +24,7 @@ describe("lean JSON encoding", () => {
   sameAsSchema("an album detail", AlbumDetail)
   sameAsSchema("an artist detail", ArtistDetail)
   sameAsSchema("search results", SearchResult)
+  sameAsSchema("the home sections", Home)
 
   it("a node the lean compiler does not know is encoded by the schema itself", () => {
     const Odd = Schema.Struct({
