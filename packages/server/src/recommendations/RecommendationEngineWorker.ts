@@ -6,6 +6,7 @@ import { Internal } from "@tonearm/core"
 import type { SeedSimilarities } from "@tonearm/recommend"
 import { type LibraryTrack, type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
 import { Clock, Effect, Layer, Random } from "effect"
+import { collectGarbageWhenIdle } from "../idleGc.js"
 import { idleWorkers } from "../idleWorkers.js"
 import {
   PATCHED_SIGNALS,
@@ -156,13 +157,14 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
       /** Makes sure the worker holds the current catalog: one load and one post per version and worker. */
       const ensureCatalog = (slot: Slot, source: CatalogSource) =>
         slot.sent === source.version
-          ? Effect.void
+          ? Effect.succeed(false)
           : catalogLock.withPermits(1)(
               Effect.gen(function* () {
-                if (slot.sent === source.version) return
+                if (slot.sent === source.version) return false
                 const tracks: ReadonlyArray<LibraryTrack> = yield* source.load
                 slot.worker.postMessage({ type: "catalog", version: source.version, tracks } satisfies WorkerJob)
                 slot.sent = source.version
+                return true
               }),
             )
 
@@ -209,7 +211,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
         Effect.gen(function* () {
           if (pool.closed()) return yield* Effect.fail(defect("shut down"))
           const slot = yield* pick
-          yield* ensureCatalog(slot, source)
+          const catalogPosted = yield* ensureCatalog(slot, source)
           const now = yield* Clock.currentTimeMillis
           const randomSeed = yield* engineSeed
           const reply = yield* Effect.async<WorkerReply>((resume) => {
@@ -220,6 +222,12 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
             slot.worker.postMessage(job)
             return Effect.sync(() => slot.pending.delete(id))
           })
+          // The catalog's decoded rows (100+ MB at 100k tracks) are garbage once posted, but a major GC during
+          // the load found them alive, and V8 sets the next threshold at a multiple of what its last major GC
+          // kept: the event loop's heap would run ~150 MB higher for the rest of a nightly run (bench:rebuild,
+          // 300 users: heap peak 405 → 255 MB). One full GC (~70 ms, once per load) resets it, after this first
+          // answer: right after the post, the rows were still reachable (~1 s later they were not).
+          if (catalogPosted) setImmediate(collectGarbageWhenIdle)
           if (reply.ok) return reply.value as A
           if (reply.error.tag === "RadioSeedNotFound")
             return yield* Effect.fail(new RadioSeedNotFound({ seed: reply.error.seed as RadioSeed }))
