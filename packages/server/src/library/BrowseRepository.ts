@@ -116,31 +116,31 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      * How many albums the filter matches, from the derived indexes the scan keeps (a genre's album count, the
      * albums per year) instead of counting the albums on every page: the same present rows as `albumWhere`.
      */
-    const albumTotal = (filter: AlbumFilter) => {
-      const total =
-        filter.genre !== undefined
-          ? sql<{ n: number }>`SELECT album_count AS n FROM library_genres WHERE genre = ${filter.genre}`
-          : filter.yearFrom !== undefined || filter.yearTo !== undefined
-            ? sql<{ n: number }>`
-                SELECT COALESCE(sum(album_count), 0)::int AS n FROM library_years
+    const albumTotal = (filter: AlbumFilter) =>
+      filter.genre !== undefined
+        ? sql`SELECT album_count FROM library_genres WHERE genre = ${filter.genre}`
+        : filter.yearFrom !== undefined || filter.yearTo !== undefined
+          ? sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years
                 WHERE year > 0 AND year >= ${filter.yearFrom ?? 0} AND year <= ${filter.yearTo ?? 2_147_483_647}`
-            : sql<{ n: number }>`SELECT COALESCE(sum(album_count), 0)::int AS n FROM library_years`
-      return Effect.map(total, (rows) => rows[0]?.n ?? 0)
-    }
+          : sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years`
 
+    /**
+     * A page of albums and their total in one statement (one round trip: on this kind of machine each costs more
+     * than the query); a page past the end has no row to carry the total, so it is read on its own then.
+     */
     const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
       Effect.gen(function* () {
-        const where = albumWhere(filter)
-        const [items, total] = yield* Effect.all(
-          [
-            sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-                WHERE ${where} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(AlbumRecord)),
-            ),
-            albumTotal(filter),
-          ],
-          { concurrency: 2 },
-        )
+        const rows = yield* sql<{ readonly page_total: number | null }>`
+          SELECT ${albumColumns}, COALESCE((${albumTotal(filter)}), 0) AS page_total
+          FROM albums a JOIN artists ar ON ar.id = a.artist_id
+          WHERE ${albumWhere(filter)} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`
+        const items = yield* decodeRows(AlbumRecord)(rows)
+        const total =
+          rows.length > 0
+            ? Number(rows[0]!.page_total ?? 0)
+            : yield* Effect.map(sql<{ n: number | null }>`SELECT COALESCE((${albumTotal(filter)}), 0) AS n`, (found) =>
+                Number(found[0]?.n ?? 0),
+              )
         return { items, total }
       }).pipe(orInternal("BrowseRepository.albumPage"))
 
