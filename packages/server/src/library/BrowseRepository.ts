@@ -176,6 +176,25 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
         WHERE t.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
 
+    const WithGenres = Schema.Struct({ genres: Schema.Array(Schema.String) })
+    const AlbumWithGenres = Schema.extend(AlbumRecord, WithGenres)
+    const ArtistWithGenres = Schema.extend(ArtistRecord, WithGenres)
+
+    /** An album and its genre chips in one round trip (the detail page's row; `album` + `albumGenres` apart). */
+    const albumWithGenres = (id: AlbumId) =>
+      sql`SELECT ${albumColumns},
+                 ARRAY(SELECT genre FROM album_genres WHERE album_id = a.id ORDER BY genre) AS genres
+          FROM albums a JOIN artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`.pipe(
+        Effect.flatMap(decodeFirst(AlbumWithGenres)),
+      )
+
+    /** An artist and their genre chips in one round trip (`artist` + `artistGenres` apart). */
+    const artistWithGenres = (id: ArtistId) =>
+      sql`SELECT ${artistColumns},
+                 ARRAY(SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
+                       WHERE t.artist_id = ar.id ORDER BY g.genre) AS genres
+          FROM artists ar WHERE ar.id = ${id}`.pipe(Effect.flatMap(decodeFirst(ArtistWithGenres)))
+
     /** The first `limit` rows (all when undefined) and how many match in all. */
     const withTotal = (rows: ReadonlyArray<{ readonly total?: unknown }>) => Number(rows[0]?.total ?? 0)
 
@@ -401,8 +420,10 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       album,
       albumTracks,
       albumGenres,
+      albumWithGenres,
       artist,
       artistGenres,
+      artistWithGenres,
       albumsBy,
       appearsOn,
       search,

@@ -88,32 +88,54 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         ),
       )
 
+    /**
+     * A detail's row with its chips in one statement; when that fails, the row alone and the chips apart, so a
+     * failing genre lookup still degrades to no genres (and a failing row still fails).
+     */
+    const withChips = <A, E1, E2>(
+      together: Effect.Effect<Option.Option<A & { readonly genres: ReadonlyArray<string> }>, E1>,
+      row: Effect.Effect<Option.Option<A>, E2>,
+      genres: Effect.Effect<ReadonlyArray<string>, unknown>,
+      what: string,
+    ) =>
+      together.pipe(
+        Effect.catchAll(() =>
+          Effect.all([row, chips(genres, what)], { concurrency: 2 }).pipe(
+            Effect.map(([found, names]) => Option.map(found, (value) => ({ ...value, genres: names }))),
+          ),
+        ),
+      )
+
     // A detail's reads run side by side (one round trip of latency); an unknown id just reads nothing more.
     const album = Effect.fn("LibraryService.album")(function* (id: AlbumId) {
-      const [found, tracks, albumGenres] = yield* Effect.all(
-        [browse.album(id), browse.albumTracks(id), chips(browse.albumGenres(id), `album ${id}`)],
-        { concurrency: 3 },
+      const [found, tracks] = yield* Effect.all(
+        [
+          withChips(browse.albumWithGenres(id), browse.album(id), browse.albumGenres(id), `album ${id}`),
+          browse.albumTracks(id),
+        ],
+        { concurrency: 2 },
       )
       if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
-      return new AlbumDetail({ ...toAlbumRef(found.value), tracks: tracks.map(toTrack), genres: albumGenres }, true)
+      const { genres, ...row } = found.value
+      return new AlbumDetail({ ...toAlbumRef(row), tracks: tracks.map(toTrack), genres }, true)
     })
 
     /** `albumsMax` caps each embedded album list (the JSON route: ARTIST_DETAIL_ALBUMS_MAX); absent, all of them. */
     const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId, albumsMax?: number) {
-      const [found, artistGenres, own, appearsOn] = yield* Effect.all(
+      const [found, own, appearsOn] = yield* Effect.all(
         [
-          browse.artist(id),
-          chips(browse.artistGenres(id), `artist ${id}`),
+          withChips(browse.artistWithGenres(id), browse.artist(id), browse.artistGenres(id), `artist ${id}`),
           browse.albumsBy(id, albumsMax),
           browse.appearsOn(id, albumsMax),
         ],
-        { concurrency: 4 },
+        { concurrency: 3 },
       )
       if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
+      const { genres, ...row } = found.value
       return new ArtistDetail(
         {
-          ...toArtist(found.value),
-          genres: artistGenres,
+          ...toArtist(row),
+          genres,
           albums: own.items.map(toAlbumRef),
           albums_total: own.total,
           appears_on: appearsOn.items.map(toAlbumRef),
