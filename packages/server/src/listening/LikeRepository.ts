@@ -49,6 +49,14 @@ export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/s
         orInternal("LikeRepository.likedAmong"),
       )
 
-    return { exists, add, remove, ids, likedAmong } as const
+    /** Which of these ids (of any kind) the user likes, with their kind and when: one query for a mixed answer. */
+    const likedAmongAny = (userId: UserId, ids: ReadonlyArray<string>) =>
+      sql<{ entity: LikeEntity; entity_id: string; liked_at: Date }>`
+        SELECT entity, entity_id, liked_at FROM likes
+        WHERE user_id = ${userId} AND entity_id = ANY(${[...ids]}::uuid[])`.pipe(
+        orInternal("LikeRepository.likedAmongAny"),
+      )
+
+    return { exists, add, remove, ids, likedAmong, likedAmongAny } as const
   }),
 }) {}

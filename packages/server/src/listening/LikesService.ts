@@ -52,6 +52,20 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
     const likedAmong = (userId: UserId, entity: LikeEntity, ids: ReadonlyArray<string>) =>
       likes.likedAmong(userId, entity, ids)
 
+    /**
+     * When the user liked each of these entities, several kinds at once (one query): answers a lookup by kind
+     * and id, undefined when not liked.
+     */
+    const likedAt = (userId: UserId, wanted: Partial<Record<LikeEntity, ReadonlyArray<string>>>) => {
+      const ids = [...(wanted.track ?? []), ...(wanted.album ?? []), ...(wanted.artist ?? [])]
+      const none = (_entity: LikeEntity, _id: string): Date | undefined => undefined
+      if (ids.length === 0) return Effect.succeed(none)
+      return Effect.map(likes.likedAmongAny(userId, ids), (rows) => {
+        const at = new Map(rows.map((row) => [`${row.entity}:${row.entity_id}`, row.liked_at]))
+        return (entity: LikeEntity, id: string): Date | undefined => at.get(`${entity}:${id}`)
+      })
+    }
+
     /** Everything the user likes, as ids (what the taste profile counts). */
     const likedIds = Effect.fn("LikesService.likedIds")(function* (userId: UserId) {
       const [tracks, albums, artists] = yield* Effect.all(
@@ -65,7 +79,7 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
       }
     })
 
-    return { like, unlike, list, likedAmong, likedIds } as const
+    return { like, unlike, list, likedAmong, likedAt, likedIds } as const
   }),
   dependencies: [LikeRepository.Default],
 }) {}

@@ -9,6 +9,7 @@ import {
   artistID3Of,
   deviceClassOfClient,
   IGNORED_ARTICLES,
+  type Internal,
   indexArtistOf,
   indexArtists,
   missingParameter,
@@ -65,73 +66,58 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const accounts = yield* AccountsService
     const queues = yield* PlayQueueRepository
 
-    /** When the caller starred each of these ids. */
-    const starredOf = (user: SessionUser, entity: "track" | "album" | "artist", ids: ReadonlyArray<string>) =>
-      ids.length === 0
-        ? Effect.succeed(new Map<string, Date>())
-        : Effect.map(
-            likes.likedAmong(user.id, entity, ids),
-            (rows) => new Map(rows.map((row) => [row.entity_id, row.liked_at])),
-          )
+    /** When the caller starred an entity, per kind and id (see LikesService.likedAt). */
+    type Starred = (entity: "track" | "album" | "artist", id: string) => Date | undefined
 
-    /** Songs with their album's year and cover; `known` spares the album read when the caller has it. */
+    /** When the caller starred each of these ids (one query for every kind asked). */
+    const starredAmong = (
+      user: SessionUser,
+      wanted: { readonly track?: ReadonlyArray<string>; album?: ReadonlyArray<string>; artist?: ReadonlyArray<string> },
+    ): Effect.Effect<Starred, Internal> => likes.likedAt(user.id, wanted)
+
+    /** The year and cover of the albums these tracks are on; `known` spares the album read when the caller has it. */
+    const albumFactsOf = (tracks: ReadonlyArray<Track>, known?: AlbumRef) => {
+      const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
+      return Effect.map(
+        known !== undefined && albumIds.every((id) => id === known.id)
+          ? Effect.succeed<ReadonlyArray<AlbumRef>>([known])
+          : library.albumsByIds(albumIds),
+        (albums) =>
+          new Map<string, AlbumFacts>(
+            albums.map((album) => [album.id, { year: album.year, hasCover: album.cover_art_source !== null }]),
+          ),
+      )
+    }
+
+    const songsOf = (tracks: ReadonlyArray<Track>, facts: Map<string, AlbumFacts>, starred: Starred) =>
+      tracks.map((track) => songOf(track, facts.get(track.album_id), starred("track", track.id)))
+
+    /** Songs with their album's year and cover, and the caller's stars. */
     const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: AlbumRef) =>
-      Effect.gen(function* () {
-        const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
-        const [albums, starred] = yield* Effect.all(
-          [
-            known !== undefined && albumIds.every((id) => id === known.id)
-              ? Effect.succeed<ReadonlyArray<AlbumRef>>([known])
-              : library.albumsByIds(albumIds),
-            starredOf(
-              user,
-              "track",
-              tracks.map((track) => track.id),
-            ),
-          ],
-          { concurrency: 2 },
-        )
-        const facts = new Map<string, AlbumFacts>(
-          albums.map((album) => [album.id, { year: album.year, hasCover: album.cover_art_source !== null }]),
-        )
-        return tracks.map((track) => songOf(track, facts.get(track.album_id), starred.get(track.id)))
-      })
+      Effect.map(
+        Effect.all([albumFactsOf(tracks, known), starredAmong(user, { track: tracks.map((track) => track.id) })], {
+          concurrency: 2,
+        }),
+        ([facts, starred]) => songsOf(tracks, facts, starred),
+      )
+
+    const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
 
     const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(
-        starredOf(
-          user,
-          "album",
-          albums.map((album) => album.id),
-        ),
-        (starred) => albums.map((album) => albumID3Of(album, undefined, starred.get(album.id))),
+      Effect.map(starredAmong(user, { album: ids(albums) }), (starred) =>
+        albums.map((album) => albumID3Of(album, undefined, starred("album", album.id))),
       )
     const albumChildren = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(
-        starredOf(
-          user,
-          "album",
-          albums.map((album) => album.id),
-        ),
-        (starred) => albums.map((album) => albumChildOf(album, starred.get(album.id))),
+      Effect.map(starredAmong(user, { album: ids(albums) }), (starred) =>
+        albums.map((album) => albumChildOf(album, starred("album", album.id))),
       )
     const artistsID3 = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(
-        starredOf(
-          user,
-          "artist",
-          artists.map((artist) => artist.id),
-        ),
-        (starred) => artists.map((artist) => artistID3Of(artist, starred.get(artist.id))),
+      Effect.map(starredAmong(user, { artist: ids(artists) }), (starred) =>
+        artists.map((artist) => artistID3Of(artist, starred("artist", artist.id))),
       )
     const indexArtistList = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(
-        starredOf(
-          user,
-          "artist",
-          artists.map((artist) => artist.id),
-        ),
-        (starred) => artists.map((artist) => indexArtistOf(artist, starred.get(artist.id))),
+      Effect.map(starredAmong(user, { artist: ids(artists) }), (starred) =>
+        artists.map((artist) => indexArtistOf(artist, starred("artist", artist.id))),
       )
 
     /** Which kind of entity a bare Subsonic id names (getMusicDirectory, star, getSimilarSongs). */
@@ -199,11 +185,12 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       Effect.gen(function* () {
         const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Album"))
         const album = yield* orNotFound(library.album(AlbumId.make(id)), "Album")
-        const [starred, song] = yield* Effect.all(
-          [starredOf(user, "album", [album.id]), songs(user, album.tracks, album)],
-          { concurrency: "unbounded" },
-        )
-        return { album: { ...albumID3Of(album, album.genres, starred.get(album.id)), song } } satisfies SubsonicPayload
+        // The album's star and its songs' in one query.
+        const starred = yield* starredAmong(user, { album: [album.id], track: ids(album.tracks) })
+        const song = songsOf(album.tracks, yield* albumFactsOf(album.tracks, album), starred)
+        return {
+          album: { ...albumID3Of(album, album.genres, starred("album", album.id)), song },
+        } satisfies SubsonicPayload
       })
 
     const getSong = (user: SessionUser, params: SubsonicParams) =>
@@ -222,22 +209,19 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         const kind = yield* kindOf(id)
         if (kind === "artist") {
           const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Directory")
-          const [starred, child] = yield* Effect.all(
-            [starredOf(user, "artist", [id]), albumChildren(user, [...artist.albums, ...artist.appears_on])],
-            { concurrency: "unbounded" },
-          )
+          const albums = [...artist.albums, ...artist.appears_on]
+          const starred = yield* starredAmong(user, { artist: [id], album: ids(albums) })
+          const child = albums.map((album) => albumChildOf(album, starred("album", album.id)))
           return {
-            directory: { id, name: artist.name, ...optionalStar(starred.get(id)), child },
+            directory: { id, name: artist.name, ...optionalStar(starred("artist", id)), child },
           } satisfies SubsonicPayload
         }
         if (kind === "album") {
           const album = yield* orNotFound(library.album(AlbumId.make(id)), "Directory")
-          const [starred, child] = yield* Effect.all(
-            [starredOf(user, "album", [id]), songs(user, album.tracks, album)],
-            { concurrency: "unbounded" },
-          )
+          const starred = yield* starredAmong(user, { album: [id], track: ids(album.tracks) })
+          const child = songsOf(album.tracks, yield* albumFactsOf(album.tracks, album), starred)
           return {
-            directory: { id, parent: album.artist_id, name: album.title, ...optionalStar(starred.get(id)), child },
+            directory: { id, parent: album.artist_id, name: album.title, ...optionalStar(starred("album", id)), child },
           } satisfies SubsonicPayload
         }
         return yield* notFound("Directory")
@@ -416,25 +400,45 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         }
       })
 
-    const search2 = (user: SessionUser, params: SubsonicParams) =>
+    /** What a search found, with the caller's stars on all three kinds (one query) and the songs' album facts. */
+    const searchStarred = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
-        const [artist, album, song] = yield* Effect.all(
-          [indexArtistList(user, found.artists), albumChildren(user, found.albums), songs(user, found.tracks)],
-          { concurrency: "unbounded" },
+        const [starred, facts] = yield* Effect.all(
+          [
+            starredAmong(user, { artist: ids(found.artists), album: ids(found.albums), track: ids(found.tracks) }),
+            albumFactsOf(found.tracks),
+          ],
+          { concurrency: 2 },
         )
-        return { searchResult2: { artist, album, song } } satisfies SubsonicPayload
+        return { ...found, starred, song: songsOf(found.tracks, facts, starred) }
       })
 
+    const search2 = (user: SessionUser, params: SubsonicParams) =>
+      Effect.map(
+        searchStarred(user, params),
+        ({ artists, albums, starred, song }) =>
+          ({
+            searchResult2: {
+              artist: artists.map((artist) => indexArtistOf(artist, starred("artist", artist.id))),
+              album: albums.map((album) => albumChildOf(album, starred("album", album.id))),
+              song,
+            },
+          }) satisfies SubsonicPayload,
+      )
+
     const search3 = (user: SessionUser, params: SubsonicParams) =>
-      Effect.gen(function* () {
-        const found = yield* searchOf(params)
-        const [artist, album, song] = yield* Effect.all(
-          [artistsID3(user, found.artists), albumsID3(user, found.albums), songs(user, found.tracks)],
-          { concurrency: "unbounded" },
-        )
-        return { searchResult3: { artist, album, song } } satisfies SubsonicPayload
-      })
+      Effect.map(
+        searchStarred(user, params),
+        ({ artists, albums, starred, song }) =>
+          ({
+            searchResult3: {
+              artist: artists.map((artist) => artistID3Of(artist, starred("artist", artist.id))),
+              album: albums.map((album) => albumID3Of(album, undefined, starred("album", album.id))),
+              song,
+            },
+          }) satisfies SubsonicPayload,
+      )
 
     // ---- playlists -------------------------------------------------------------------------------------
 

@@ -383,6 +383,24 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       expect(starred2.artist.map((a: Json) => a.id)).toEqual([album.artist_id])
       const starred = (yield* ok("getStarred", {}, A)).starred as Json
       expect(songIds(starred.song)).toEqual([track.id])
+      // Stars ride on every listing of the starred things (one likes query per answer), and only the caller's.
+      const starsOn = (items: ReadonlyArray<Json> | undefined) =>
+        (items ?? []).filter((item) => item.starred !== undefined).map((item) => item.id)
+      const trackAlbum = (yield* ok("getAlbum", { id: track.album_id }, A)).album as Json
+      expect(starsOn(trackAlbum.song)).toEqual([track.id])
+      expect(trackAlbum.starred !== undefined).toBe(track.album_id === album.id)
+      const starredAlbum = (yield* ok("getAlbum", { id: album.id }, A)).album as Json
+      expect(starredAlbum.starred).toBeDefined()
+      const albumDirectory = (yield* ok("getMusicDirectory", { id: track.album_id }, A)).directory as Json
+      expect(starsOn(albumDirectory.child)).toEqual([track.id])
+      const artistDirectory = (yield* ok("getMusicDirectory", { id: album.artist_id }, A)).directory as Json
+      expect(artistDirectory.starred).toBeDefined()
+      expect(starsOn(artistDirectory.child)).toContain(album.id)
+      const found = (yield* ok("search3", { query: track.title }, A)).searchResult3 as Json
+      expect(starsOn(found.song)).toEqual([track.id])
+      const foundByBob = (yield* ok("search3", { query: track.title }, B())).searchResult3 as Json
+      expect(starsOn(foundByBob.song)).toEqual([])
+      expect(((yield* ok("getAlbum", { id: album.id }, B())).album as Json).starred).toBeUndefined()
       // starred albums are the "starred" (and "highest") album lists.
       const listed = ((yield* ok("getAlbumList2", { type: "starred" }, A)).albumList2 as Json).album
       expect(listed.map((a: Json) => a.id)).toEqual([album.id])
