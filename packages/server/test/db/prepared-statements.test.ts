@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { expect, layer } from "@effect/vitest"
 import { PgClient } from "@effect/sql-pg"
+import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { PREPARED_MAX_PARAMETERS, pgClientLayer } from "../../src/db/Database.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
