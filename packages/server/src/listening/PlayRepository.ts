@@ -177,14 +177,14 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
     const artistStats = (user: UserId) => stats("artist_id", user)
 
     /**
-     * All of a user's plays in time order, as columns (one row: ids comma-joined, the floats as float8 bytes,
-     * the skip flags as a 0/1 string, the nullable texts as JSON arrays) — a NULL completion travels as NaN.
+     * All of a user's plays in time order, as columns (one row: ids and the nullable texts as JSON arrays, the
+     * floats as float8 bytes, the skip flags as a 0/1 string) — a NULL completion travels as NaN.
      * Left undecoded here: the engine's worker decodes it (`decodeTasteText`), off the HTTP event loop.
      */
     const tasteRows = (userId: UserId) =>
       sql`
         SELECT count(*)::int AS plays,
-               coalesce(string_agg(track_id::text, ','), '') AS track_ids,
+               coalesce(json_agg(track_id)::text, '[]') AS track_ids,
                coalesce(string_agg(float8send((extract(epoch FROM started_at) * 1000)::float8), ''::bytea), ''::bytea) AS started_at,
                coalesce(string_agg(CASE WHEN skipped THEN '1' ELSE '0' END, ''), '') AS skipped,
                coalesce(string_agg(float8send(coalesce(completion::float8, 'NaN')), ''::bytea), ''::bytea) AS completion,

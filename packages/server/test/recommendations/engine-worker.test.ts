@@ -235,7 +235,7 @@ describe("recommendation engine on a worker thread", () => {
         }
         const text: PlayText = {
           plays: rows.length,
-          track_ids: rows.map((play) => play.track_id).join(","),
+          track_ids: JSON.stringify(rows.map((play) => play.track_id)),
           started_at: floats(rows.map((play) => play.started_at_ms)),
           skipped: rows.map((play) => (play.skipped ? "1" : "0")).join(""),
           completion: floats(rows.map((play) => play.completion ?? Number.NaN)),
@@ -252,7 +252,7 @@ describe("recommendation engine on a worker thread", () => {
         ).toEqual(expected)
         for (const malformed of [
           { ...text, pick_kind: JSON.stringify(rows.map(() => "not a kind")) },
-          { ...text, track_ids: text.track_ids.replace(/^.{36}/, "x".repeat(36)) },
+          { ...text, track_ids: JSON.stringify(["not a track id", ...rows.slice(1).map((play) => play.track_id)]) },
           { ...text, device_class: "[" },
           { ...text, completion: text.completion.subarray(8) },
         ]) {
