@@ -33,9 +33,9 @@ const statementName = (text: string): string => {
  * the count per connection is bounded. Statements without parameters keep the simple protocol (one may hold
  * several commands, which a prepared statement cannot).
  */
-const preparing = (client: pg.PoolClient) => {
+const preparing = (client: pg.PoolClient): boolean => {
   const tagged = client as pg.PoolClient & { [prepared]?: Set<string> }
-  if (tagged[prepared] !== undefined) return
+  if (tagged[prepared] !== undefined) return false
   const known = new Set<string>()
   tagged[prepared] = known
   const query = client.query.bind(client) as (...args: Array<unknown>) => unknown
@@ -55,6 +55,7 @@ const preparing = (client: pg.PoolClient) => {
     }
     return query({ name, text, values }, callback)
   }
+  return true
 }
 
 /**
@@ -78,6 +79,7 @@ class UncancellablePool extends pg.Pool {
   ): Promise<pg.PoolClient> | void {
     if (callback === undefined) return super.connect()
     super.connect((err, client, done) => {
+      let fresh = false
       if (client !== undefined) {
         const connection = client as pg.PoolClient & {
           processID?: number
@@ -85,7 +87,7 @@ class UncancellablePool extends pg.Pool {
           _queryQueue?: unknown[]
         }
         connection.processID = undefined
-        if (this.prepare) preparing(client)
+        fresh = this.prepare && preparing(client)
         const release = client.release
         client.release = (cause?: Error | boolean) => {
           const busy = connection._activeQuery != null || (connection._queryQueue?.length ?? 0) > 0
@@ -101,6 +103,12 @@ class UncancellablePool extends pg.Pool {
           client.on("drain", once)
           client.on("end", once)
         }
+      }
+      // Each execution is planned for its own values (a search for "the" and one for a rare word want different
+      // plans); preparing still saves the parse. Set once per connection, before anyone else's statement.
+      if (fresh && client !== undefined) {
+        client.query("SET plan_cache_mode = force_custom_plan", () => callback(err, client, done))
+        return
       }
       callback(err, client, done)
     })
@@ -135,14 +143,7 @@ const uncancellablePool = (url: Redacted.Redacted) =>
       })
       // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.
       pool.on("error", () => {})
-      if (prepare) {
-        pool.prepare = true
-        // Each execution is planned for its own values (a search for "the" and one for a rare word want different
-        // plans); preparing still saves the parse. Queued before the connection's first statement.
-        pool.on("connect", (client) => {
-          client.query("SET plan_cache_mode = force_custom_plan", () => {})
-        })
-      }
+      pool.prepare = prepare
       return pool
     }),
     // As @effect/sql-pg's own pool: a statement left running never holds shutdown for more than a second.
