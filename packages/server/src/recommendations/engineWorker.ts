@@ -5,7 +5,6 @@ import { parentPort } from "node:worker_threads"
 import type { TrackId } from "@tonearm/core"
 import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
-import { lowerThisThreadPriority } from "../threadPriority.js"
 import { PATCHED_SIGNALS, type SignalPatch, type WorkerJob, type WorkerReply } from "./engineProtocol.js"
 import {
   patchedSharedDerivation,
@@ -102,8 +101,6 @@ export const applyPatch = (
 
 const port = parentPort
 if (port !== null) {
-  // Background work: the HTTP event loop and PostgreSQL come first when the cores are busy.
-  lowerThisThreadPriority()
   let current: { readonly version: string; readonly catalog: Catalog } | undefined
   const held = new Map<string, Map<string, number> | undefined>()
   /** The server-wide play counts last sent (one per counting window), and their popularity. */

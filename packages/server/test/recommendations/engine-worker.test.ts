@@ -1,4 +1,3 @@
-import * as fs from "node:fs"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { describe, expect, it } from "@effect/vitest"
 import { AlbumId, ArtistId, Internal, SHIPPED_TUNING, TrackId, UserId } from "@tonearm/core"
@@ -14,7 +13,6 @@ import {
   type SharedPlayCounts,
 } from "../../src/recommendations/RecommendationEngine.js"
 import { engineSeed, RecommendationEngineWorker } from "../../src/recommendations/RecommendationEngineWorker.js"
-import { BACKGROUND_NICE } from "../../src/threadPriority.js"
 
 const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
 const DAY = 86_400_000
@@ -73,35 +71,7 @@ const input: EngineInput = {
 const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
   Effect.flatMap(Layer.build(layer), (context) => Effect.succeed(context.unsafeMap.get(RecommendationEngine.key)))
 
-/** This process's threads at the background nice value (Linux: field 19 of each thread's stat). */
-const backgroundThreads = () =>
-  new Set(
-    fs.readdirSync("/proc/self/task").filter((tid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
-        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) === BACKGROUND_NICE
-      } catch {
-        return false
-      }
-    }),
-  )
-
 describe("recommendation engine on a worker thread", () => {
-  it.scoped(
-    "the engine's worker thread runs at background priority, so the HTTP event loop comes first under load",
-    () =>
-      Effect.gen(function* () {
-        const before = backgroundThreads()
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
-        yield* worker.rebuild(source, input).pipe(Effect.withClock(fixedClock(NOW)))
-        const lowered = [...backgroundThreads()].filter((tid) => !before.has(tid))
-        expect(lowered.length).toBe(1)
-        // Only that thread: this one (the caller's) keeps its priority.
-        expect(backgroundThreads().has(fs.readlinkSync("/proc/thread-self").split("/").pop()!)).toBe(false)
-      }),
-    { timeout: 60_000 },
-  )
-
   it.scoped(
     "the worker engine and the in-process engine give the same snapshot for the same input, seed and now",
     () =>
