@@ -28,9 +28,9 @@ const statementName = (text: string): string => {
 
 /**
  * Runs the connection's parameterised statements as named prepared statements (as postgres.js and JDBC drivers
- * do by default): PostgreSQL parses each text once per connection and may reuse its plan, a fifth of a browse
- * query's server time. The name is a hash of the text, so the same text shares one statement per connection;
- * the count per connection is bounded. Statements without parameters keep the simple protocol (one may hold
+ * do by default): PostgreSQL parses each text once per connection instead of on every execution (each execution
+ * is still planned for its values, see the pool). The name is a hash of the text, so the same text shares one
+ * statement per connection; the count per connection is bounded. Statements without parameters keep the simple protocol (one may hold
  * several commands, which a prepared statement cannot).
  */
 const preparing = (client: pg.PoolClient): boolean => {
