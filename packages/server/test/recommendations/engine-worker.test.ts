@@ -69,16 +69,21 @@ const input: EngineInput = {
 }
 
 const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
-  Effect.flatMap(Layer.build(layer), (context) => Effect.succeed(context.unsafeMap.get(RecommendationEngine.key)))
+  Effect.map(
+    Layer.build(layer),
+    (context) => context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"],
+  )
+
+/** Runs an engine call at the fixed test instant. */
+const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
 
 describe("recommendation engine on a worker thread", () => {
   it.scoped(
     "the worker engine and the in-process engine give the same snapshot for the same input, seed and now",
     () =>
       Effect.gen(function* () {
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
-        const inProcess = (yield* engineOf(RecommendationEngine.inProcess)) as RecommendationEngine["Type"]
-        const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
+        const worker = yield* engineOf(RecommendationEngineWorker(1))
+        const inProcess = yield* engineOf(RecommendationEngine.inProcess)
         // The worker draws its seed from the caller's Random; in process that seed is the Random itself.
         const seed = yield* engineSeed.pipe(Effect.withRandom(Random.make("rebuild-seed")))
         const fromWorker = yield* atNow(worker.rebuild(source, input)).pipe(
@@ -130,9 +135,8 @@ describe("recommendation engine on a worker thread", () => {
     "popularity and other users' plays derived from the server-wide counts (sent once) and plays as columns give the answers of the maps built on the main thread",
     () =>
       Effect.gen(function* () {
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
-        const inProcess = (yield* engineOf(RecommendationEngine.inProcess)) as RecommendationEngine["Type"]
-        const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
+        const worker = yield* engineOf(RecommendationEngineWorker(1))
+        const inProcess = yield* engineOf(RecommendationEngine.inProcess)
         const sinceMs = NOW - 30 * DAY
         /** The previous main-thread derivation, as the reference. */
         const explicit = (history: ReadonlyArray<PlayRow>, counts: ReadonlyMap<TrackId, number>) => {
@@ -189,7 +193,7 @@ describe("recommendation engine on a worker thread", () => {
     "a new library version reaches the worker before the next job; a failing load is an Internal",
     () =>
       Effect.gen(function* () {
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
+        const worker = yield* engineOf(RecommendationEngineWorker(1))
         const smaller = synthetic(500, 200)
         let loads = 0
         const counted = (version: string, rows: ReadonlyArray<LibraryTrack>): CatalogSource => ({
@@ -217,9 +221,8 @@ describe("recommendation engine on a worker thread", () => {
     "plays as PostgreSQL sends them (undecoded text and bytes) give the answer of the same plays as rows; a malformed history is an Internal and the worker keeps serving",
     () =>
       Effect.gen(function* () {
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
-        const inProcess = (yield* engineOf(RecommendationEngine.inProcess)) as RecommendationEngine["Type"]
-        const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
+        const worker = yield* engineOf(RecommendationEngineWorker(1))
+        const inProcess = yield* engineOf(RecommendationEngine.inProcess)
         // Every column's edge: a NULL completion (NaN in the bytes), sources and pick kinds set and null.
         const rows: ReadonlyArray<PlayRow> = plays.map((play, i) => ({
           ...play,
@@ -274,8 +277,8 @@ describe("recommendation engine on a worker thread", () => {
         const big = synthetic(30_000, 5_000)
         const source: CatalogSource = { version: "big", load: Effect.succeed(big.tracks) }
         const input30k = { ...input, plays: big.plays }
-        const worker = (yield* engineOf(RecommendationEngineWorker(1))) as RecommendationEngine["Type"]
-        const inProcess = (yield* engineOf(RecommendationEngine.inProcess)) as RecommendationEngine["Type"]
+        const worker = yield* engineOf(RecommendationEngineWorker(1))
+        const inProcess = yield* engineOf(RecommendationEngine.inProcess)
         // Warm both (the catalog reaches the worker once; JIT), then time one in-process rebuild: it blocks.
         yield* worker.rebuild(source, input30k)
         yield* inProcess.rebuild(source, input30k)
