@@ -1,4 +1,13 @@
-import { AlbumId, ArtistId, type EventKind, LikedItems, NotFound, TrackId, type UserId } from "@tonearm/core"
+import {
+  AlbumId,
+  ArtistId,
+  type EventKind,
+  type Internal,
+  LikedItems,
+  NotFound,
+  TrackId,
+  type UserId,
+} from "@tonearm/core"
 import { Effect } from "effect"
 import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
@@ -16,6 +25,9 @@ const EVENTS = {
  * Likes of tracks, albums and artists: idempotent, each writing its library change-log row best-effort (a
  * failure is logged, never failing the response) and publishing its event to the liking user.
  */
+/** When a user liked an entity, by kind and id; undefined when they do not like it. */
+export type LikedAt = (entity: LikeEntity, id: string) => Date | undefined
+
 export class LikesService extends Effect.Service<LikesService>()("@tonearm/server/LikesService", {
   effect: Effect.gen(function* () {
     const likes = yield* LikeRepository
@@ -56,13 +68,15 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
      * When the user liked each of these entities, several kinds at once (one query): answers a lookup by kind
      * and id, undefined when not liked.
      */
-    const likedAt = (userId: UserId, wanted: Partial<Record<LikeEntity, ReadonlyArray<string>>>) => {
+    const likedAt = (
+      userId: UserId,
+      wanted: Partial<Record<LikeEntity, ReadonlyArray<string>>>,
+    ): Effect.Effect<LikedAt, Internal> => {
       const ids = [...(wanted.track ?? []), ...(wanted.album ?? []), ...(wanted.artist ?? [])]
-      const none = (_entity: LikeEntity, _id: string): Date | undefined => undefined
-      if (ids.length === 0) return Effect.succeed(none)
+      if (ids.length === 0) return Effect.succeed(() => undefined)
       return Effect.map(likes.likedAmongAny(userId, ids), (rows) => {
         const at = new Map(rows.map((row) => [`${row.entity}:${row.entity_id}`, row.liked_at]))
-        return (entity: LikeEntity, id: string): Date | undefined => at.get(`${entity}:${id}`)
+        return (entity, id) => at.get(`${entity}:${id}`)
       })
     }
 

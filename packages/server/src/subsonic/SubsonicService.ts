@@ -9,7 +9,6 @@ import {
   artistID3Of,
   deviceClassOfClient,
   IGNORED_ARTICLES,
-  type Internal,
   indexArtistOf,
   indexArtists,
   missingParameter,
@@ -30,7 +29,7 @@ import { DateTime, Effect, Option, Schema } from "effect"
 import { AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
 import { LibraryService, ScanService } from "../library/index.js"
-import { LikesService, PlaysService } from "../listening/index.js"
+import { type LikedAt, LikesService, PlaysService } from "../listening/index.js"
 import { PlaylistsService } from "../playlists/index.js"
 import { RadioService, SimilarArtistsService } from "../recommendations/index.js"
 import { PlayQueueRepository } from "./PlayQueueRepository.js"
@@ -66,14 +65,20 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const accounts = yield* AccountsService
     const queues = yield* PlayQueueRepository
 
-    /** When the caller starred an entity, per kind and id (see LikesService.likedAt). */
-    type Starred = (entity: "track" | "album" | "artist", id: string) => Date | undefined
-
     /** When the caller starred each of these ids (one query for every kind asked). */
-    const starredAmong = (
+    const starredAmong = (user: SessionUser, wanted: Parameters<typeof likes.likedAt>[1]) =>
+      likes.likedAt(user.id, wanted)
+
+    /** Items of one kind, each answered with the caller's star on it. */
+    const withStars = <T extends { readonly id: string }, R>(
       user: SessionUser,
-      wanted: { readonly track?: ReadonlyArray<string>; album?: ReadonlyArray<string>; artist?: ReadonlyArray<string> },
-    ): Effect.Effect<Starred, Internal> => likes.likedAt(user.id, wanted)
+      kind: "album" | "artist",
+      items: ReadonlyArray<T>,
+      answer: (item: T, starred: Date | undefined) => R,
+    ) =>
+      Effect.map(starredAmong(user, { [kind]: items.map((item) => item.id) }), (starred) =>
+        items.map((item) => answer(item, starred(kind, item.id))),
+      )
 
     /** The year and cover of the albums these tracks are on; `known` spares the album read when the caller has it. */
     const albumFactsOf = (tracks: ReadonlyArray<Track>, known?: AlbumRef) => {
@@ -89,36 +94,26 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       )
     }
 
-    const songsOf = (tracks: ReadonlyArray<Track>, facts: Map<string, AlbumFacts>, starred: Starred) =>
+    const songsOf = (tracks: ReadonlyArray<Track>, facts: Map<string, AlbumFacts>, starred: LikedAt) =>
       tracks.map((track) => songOf(track, facts.get(track.album_id), starred("track", track.id)))
 
     /** Songs with their album's year and cover, and the caller's stars. */
     const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: AlbumRef) =>
       Effect.map(
-        Effect.all([albumFactsOf(tracks, known), starredAmong(user, { track: tracks.map((track) => track.id) })], {
-          concurrency: 2,
-        }),
+        Effect.all([albumFactsOf(tracks, known), starredAmong(user, { track: ids(tracks) })], { concurrency: 2 }),
         ([facts, starred]) => songsOf(tracks, facts, starred),
       )
 
     const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
 
-    const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(starredAmong(user, { album: ids(albums) }), (starred) =>
-        albums.map((album) => albumID3Of(album, undefined, starred("album", album.id))),
-      )
+    const albumID3 = (album: AlbumRef, starred: Date | undefined) => albumID3Of(album, undefined, starred)
+    const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) => withStars(user, "album", albums, albumID3)
     const albumChildren = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      Effect.map(starredAmong(user, { album: ids(albums) }), (starred) =>
-        albums.map((album) => albumChildOf(album, starred("album", album.id))),
-      )
+      withStars(user, "album", albums, albumChildOf)
     const artistsID3 = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(starredAmong(user, { artist: ids(artists) }), (starred) =>
-        artists.map((artist) => artistID3Of(artist, starred("artist", artist.id))),
-      )
+      withStars(user, "artist", artists, artistID3Of)
     const indexArtistList = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
-      Effect.map(starredAmong(user, { artist: ids(artists) }), (starred) =>
-        artists.map((artist) => indexArtistOf(artist, starred("artist", artist.id))),
-      )
+      withStars(user, "artist", artists, indexArtistOf)
 
     /** Which kind of entity a bare Subsonic id names (getMusicDirectory, star, getSimilarSongs). */
     const kindOf = (id: string) =>
@@ -400,8 +395,16 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         }
       })
 
-    /** What a search found, with the caller's stars on all three kinds (one query) and the songs' album facts. */
-    const searchStarred = (user: SessionUser, params: SubsonicParams) =>
+    /**
+     * A search's answer: what it found, with the caller's stars on all three kinds (one query) and the songs' album
+     * facts; search2 and search3 differ only in how an artist and an album are written.
+     */
+    const searchAnswer = <Ar, Al>(
+      user: SessionUser,
+      params: SubsonicParams,
+      artistOf: (artist: Artist, starred: Date | undefined) => Ar,
+      albumOf: (album: AlbumRef, starred: Date | undefined) => Al,
+    ) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
         const [starred, facts] = yield* Effect.all(
@@ -411,33 +414,23 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           ],
           { concurrency: 2 },
         )
-        return { ...found, starred, song: songsOf(found.tracks, facts, starred) }
+        return {
+          artist: found.artists.map((artist) => artistOf(artist, starred("artist", artist.id))),
+          album: found.albums.map((album) => albumOf(album, starred("album", album.id))),
+          song: songsOf(found.tracks, facts, starred),
+        }
       })
 
     const search2 = (user: SessionUser, params: SubsonicParams) =>
       Effect.map(
-        searchStarred(user, params),
-        ({ artists, albums, starred, song }) =>
-          ({
-            searchResult2: {
-              artist: artists.map((artist) => indexArtistOf(artist, starred("artist", artist.id))),
-              album: albums.map((album) => albumChildOf(album, starred("album", album.id))),
-              song,
-            },
-          }) satisfies SubsonicPayload,
+        searchAnswer(user, params, indexArtistOf, albumChildOf),
+        (searchResult2) => ({ searchResult2 }) satisfies SubsonicPayload,
       )
 
     const search3 = (user: SessionUser, params: SubsonicParams) =>
       Effect.map(
-        searchStarred(user, params),
-        ({ artists, albums, starred, song }) =>
-          ({
-            searchResult3: {
-              artist: artists.map((artist) => artistID3Of(artist, starred("artist", artist.id))),
-              album: albums.map((album) => albumID3Of(album, undefined, starred("album", album.id))),
-              song,
-            },
-          }) satisfies SubsonicPayload,
+        searchAnswer(user, params, artistID3Of, albumID3),
+        (searchResult3) => ({ searchResult3 }) satisfies SubsonicPayload,
       )
 
     // ---- playlists -------------------------------------------------------------------------------------
