@@ -130,18 +130,15 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      */
     const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
       Effect.gen(function* () {
-        const rows = yield* sql<{ readonly page_total: number | null }>`
-          SELECT ${albumColumns}, COALESCE((${albumTotal(filter)}), 0) AS page_total
+        const total = sql`COALESCE((${albumTotal(filter)}), 0)`
+        const rows = yield* sql<{ readonly page_total: number }>`
+          SELECT ${albumColumns}, ${total} AS page_total
           FROM albums a JOIN artists ar ON ar.id = a.artist_id
           WHERE ${albumWhere(filter)} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`
         const items = yield* decodeRows(AlbumRecord)(rows)
-        const total =
-          rows.length > 0
-            ? Number(rows[0]!.page_total ?? 0)
-            : yield* Effect.map(sql<{ n: number | null }>`SELECT COALESCE((${albumTotal(filter)}), 0) AS n`, (found) =>
-                Number(found[0]?.n ?? 0),
-              )
-        return { items, total }
+        const [counted] =
+          rows.length > 0 ? rows : yield* sql<{ readonly page_total: number }>`SELECT ${total} AS page_total`
+        return { items, total: counted?.page_total ?? 0 }
       }).pipe(orInternal("BrowseRepository.albumPage"))
 
     const album = (id: AlbumId) =>

@@ -121,11 +121,9 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* Ref.update(tally, (counts) => ({ ...counts, errors: counts.errors + planned.errorsKept }))
         yield* report("tidying")
         const { removed } = yield* tidy(planned, root)
-        yield* Ref.update(tally, (counts) => ({ ...counts, removed }))
-        const written = yield* Ref.get(tally)
-        if (statisticsStale(written.added + written.updated + removed, known.tracks.size)) yield* catalog.analyze
+        const counts = yield* Ref.updateAndGet(tally, (counts) => ({ ...counts, removed }))
+        if (statisticsStale(counts.added + counts.updated + removed, known.tracks.size)) yield* catalog.analyze
         yield* report("done")
-        const counts = yield* Ref.get(tally)
         const finished = yield* Clock.currentTimeMillis
         return {
           filesSeen: counts.filesSeen,
