@@ -21,6 +21,7 @@ import {
   tasteProfileRows,
 } from "@tonearm/recommend"
 import { Context, Effect, Layer, Ref } from "effect"
+// The module, not the listening domain's index: the engine's worker loads this file and must not load the services.
 import { decodeTasteText, isUndecodedTaste, type TasteColumns, type TasteText } from "../listening/tasteColumns.js"
 
 /** The library as the engine scores it: a version (changes whenever the library does) and its rows. */
