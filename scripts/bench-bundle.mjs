@@ -2,7 +2,7 @@
 // it uses (tsx would load every module of every barrel and double the resident memory being measured).
 //   node scripts/bench-bundle.mjs packages/server/bench/scan.ts -- [args]
 import { spawnSync } from "node:child_process"
-import { copyFileSync, mkdirSync } from "node:fs"
+import { copyFileSync, mkdirSync, readFileSync } from "node:fs"
 import * as path from "node:path"
 import { build } from "esbuild"
 
@@ -40,5 +40,11 @@ await build({
   outfile: path.join(outDir, "engineWorker.js"),
   logLevel: "warning",
 })
-const result = spawnSync(process.execPath, [outfile, ...args], { stdio: "inherit" })
+// With the installed command's node flags and environment (packages/cli/tsup.config.ts), so the benches that run
+// the server in this process (scan, rebuild) measure its young generation and malloc settings too.
+const cliConfig = readFileSync(path.resolve("packages", "cli", "tsup.config.ts"), "utf8")
+const listOf = (name) => JSON.parse(new RegExp(`export const ${name} = (\\[[^\\]]*\\])`).exec(cliConfig)?.[1] ?? "[]")
+const env = { ...process.env }
+for (const pair of listOf("NODE_ENV_VARS")) env[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1)
+const result = spawnSync(process.execPath, [...listOf("NODE_FLAGS"), outfile, ...args], { stdio: "inherit", env })
 process.exit(result.status ?? 1)

@@ -5,11 +5,13 @@ import type { Plugin } from "esbuild"
 import { defineConfig } from "tsup"
 
 /**
- * Node flags of the `tonearm` command (its shebang; the root `pnpm tonearm` script passes the same). A young
- * generation of 2 MB semi-spaces instead of V8's up-to-16 MB keeps ~22 MB less resident at boot and when idle,
- * with no measurable change in scan speed (pnpm bench:idle; decisions.md, "Idle memory").
+ * Node flags of the `tonearm` command (its shebang; the root `pnpm tonearm` script passes the same, and
+ * `scripts/bench-bundle.mjs` reads them from here). Young-generation semi-spaces of at most 8 MB instead of V8's
+ * 16 MB: idle RSS after a 20k scan 6–8 MB above 2 MB semi-spaces, while under load the event loop spends far
+ * less in scavenges than at 2 MB (albums page at 16 connections: 2.09 → 1.46 ms of server CPU per request, p99
+ * 78 → 49 ms). decisions.md, "Idle memory", has the figures.
  */
-export const NODE_FLAGS = ["--max-semi-space-size=2"]
+export const NODE_FLAGS = ["--max-semi-space-size=8"]
 
 /**
  * Set for node by the shebang too: glibc's malloc otherwise keeps one arena per thread that ever allocated

@@ -8,6 +8,7 @@ import {
   PROVIDERS,
   resolveProfileId,
   retryDecision,
+  trackTagsOf,
   weightTags,
 } from "../src/index.js"
 
@@ -58,6 +59,31 @@ describe("weightTags: a provider's counts as weights in (0, 1]", () => {
         },
       ),
     ))
+})
+
+describe("trackTagsOf: a track carries its album's tags merged with its artist's", () => {
+  const rows = [
+    { album_id: null, artist_id: "artist-1", tag: "Rock", weight: 0.5 },
+    { album_id: null, artist_id: "artist-1", tag: "melancholic", weight: 0.3 },
+    { album_id: "album-1", artist_id: null, tag: "rock", weight: 0.9 },
+    { album_id: "album-1", artist_id: null, tag: "live", weight: 0.2 },
+    { album_id: "album-2", artist_id: null, tag: "jazz", weight: 1 },
+  ]
+  it("merges the album's tags over the artist's, strongest weight per tag, strongest first", () => {
+    const tagsOf = trackTagsOf(rows)
+    expect(tagsOf("artist-1", "album-1")).toEqual([
+      { name: "Rock", weight: 0.9 },
+      { name: "melancholic", weight: 0.3 },
+      { name: "live", weight: 0.2 },
+    ])
+    expect(tagsOf("artist-2", "album-2")).toEqual([{ name: "jazz", weight: 1 }])
+    expect(tagsOf("artist-3", "album-3")).toEqual([])
+  })
+  it("answers one list per artist and album pair (shared by that pair's tracks)", () => {
+    const tagsOf = trackTagsOf(rows)
+    expect(tagsOf("artist-1", "album-1")).toBe(tagsOf("artist-1", "album-1"))
+    expect(tagsOf("artist-1", "album-2")).not.toBe(tagsOf("artist-1", "album-1"))
+  })
 })
 
 describe("mergeTags: several providers' tags as one list", () => {

@@ -155,6 +155,43 @@ export const mergeTags = (lists: ReadonlyArray<ReadonlyArray<WeightedTag>>, limi
   return [...byKey.values()].sort((a, b) => b.weight - a.weight || (a.name < b.name ? -1 : 1)).slice(0, limit)
 }
 
+/** One stored enriched tag: of an album (`album_id` set) or of an artist (`album_id` null). */
+export interface EntityTagRow {
+  readonly album_id: string | null
+  readonly artist_id: string | null
+  readonly tag: string
+  readonly weight: number
+}
+
+/**
+ * The tags a track carries for the recommendation engine: its album's merged with its artist's (`mergeTags`),
+ * one list per artist and album pair, computed once per pair. Answers the lookup.
+ */
+export const trackTagsOf = (
+  rows: ReadonlyArray<EntityTagRow>,
+): ((artistId: string, albumId: string) => ReadonlyArray<WeightedTag>) => {
+  const byArtist = new Map<string, Array<WeightedTag>>()
+  const byAlbum = new Map<string, Array<WeightedTag>>()
+  for (const row of rows) {
+    const target = row.album_id !== null ? byAlbum : byArtist
+    const key = row.album_id ?? row.artist_id
+    if (key === null) continue
+    const list = target.get(key) ?? []
+    list.push({ name: row.tag, weight: row.weight })
+    target.set(key, list)
+  }
+  const merged = new Map<string, ReadonlyArray<WeightedTag>>()
+  return (artistId, albumId) => {
+    const key = `${artistId}|${albumId}`
+    let tags = merged.get(key)
+    if (tags === undefined) {
+      tags = mergeTags([byArtist.get(artistId) ?? [], byAlbum.get(albumId) ?? []])
+      merged.set(key, tags)
+    }
+    return tags
+  }
+}
+
 /**
  * Retry with backoff (Done means: 503 or garbage is retried, then marked failed, never looped on): the
  * delay before attempt `attempts + 1` doubles from `baseMs`, capped at `maxMs`; once `attempts` reaches

@@ -25,13 +25,6 @@ const ClaimedRow = Schema.Struct({
 })
 export type ClaimedRow = typeof ClaimedRow.Type
 
-const TagRow = Schema.Struct({
-  album_id: Schema.NullOr(Schema.String),
-  artist_id: Schema.NullOr(Schema.String),
-  tag: Schema.String,
-  weight: Schema.Number,
-})
-
 const StatusCount = Schema.Struct({ provider: Schema.String, status: Schema.String, n: Schema.Int })
 
 /**
@@ -226,11 +219,18 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
         orInternal("EnrichmentRepository.statusCounts"),
       )
 
-      /** Every enriched tag of present albums and artists, one weight per tag (the strongest provider's). */
-      const catalogTags = sql`
-        SELECT album_id, artist_id, tag, max(weight)::float8 AS weight FROM enriched_tags
-        GROUP BY album_id, artist_id, tag`.pipe(
-        Effect.flatMap(decodeRows(TagRow)),
+      /**
+       * Every enriched tag of present albums and artists, one weight per tag (the strongest provider's), as a JSON
+       * array of `[album_id, artist_id, tag, weight]` that the recommendation engine's thread decodes. Ordered,
+       * so the spelling `mergeTags` keeps for tags differing only in case is the same on every load ("Rock" over
+       * "rock": byte order); the group's hash order differs between PostgreSQL builds.
+       */
+      const catalogTags = sql<{ tags: string }>`
+        SELECT coalesce(json_agg(json_build_array(album_id, artist_id, tag, weight) ORDER BY tag COLLATE "C")::text,
+                        '[]') AS tags
+        FROM (SELECT album_id, artist_id, tag, max(weight)::float8 AS weight FROM enriched_tags
+              GROUP BY album_id, artist_id, tag) g`.pipe(
+        Effect.map((rows) => rows[0]?.tags ?? "[]"),
         orInternal("EnrichmentRepository.catalogTags"),
       )
 

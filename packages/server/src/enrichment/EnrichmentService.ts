@@ -5,7 +5,6 @@ import {
   type ArtistId,
   ConnectionTest,
   EXTERNAL_PROVIDER_IDS,
-  mergeTags,
   NotFound,
   providerEntry,
   RefetchStarted,
@@ -419,36 +418,6 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
       return new RefetchStarted({ started: true })
     })
 
-    // --- what enrichment gives the rest of the server ---
-
-    /** The catalog's tracks with their artist's and album's enriched tags (the taste profile's tag and mood input). */
-    const withEnrichedTags = <T extends { readonly artist_id: string; readonly album_id: string }, E, R>(
-      tracks: Effect.Effect<ReadonlyArray<T>, E, R>,
-    ) =>
-      Effect.gen(function* () {
-        const [loaded, tagRows] = yield* Effect.all([tracks, rows.catalogTags], { concurrency: 2 })
-        if (tagRows.length === 0) return loaded
-        const byArtist = new Map<string, Array<WeightedTag>>()
-        const byAlbum = new Map<string, Array<WeightedTag>>()
-        for (const row of tagRows) {
-          const target = row.album_id !== null ? byAlbum : byArtist
-          const key = (row.album_id ?? row.artist_id)!
-          const list = target.get(key) ?? []
-          list.push({ name: row.tag, weight: row.weight })
-          target.set(key, list)
-        }
-        const merged = new Map<string, ReadonlyArray<WeightedTag>>()
-        return loaded.map((track) => {
-          const key = `${track.artist_id}|${track.album_id}`
-          let tags = merged.get(key)
-          if (tags === undefined) {
-            tags = mergeTags([byArtist.get(track.artist_id) ?? [], byAlbum.get(track.album_id) ?? []])
-            merged.set(key, tags)
-          }
-          return tags.length === 0 ? track : { ...track, tags }
-        })
-      })
-
     // --- similar artists (Discover's out-of-library candidates) ---
 
     const filling = new Map<string, Deferred.Deferred<ReadonlyArray<SimilarArtist>, ProviderError>>()
@@ -576,7 +545,8 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
       research,
       refetchMissingCovers,
       enabledIds,
-      withEnrichedTags,
+      /** Every enriched tag as JSON text (the taste profile's tag and mood input; `catalogColumns.ts`). */
+      catalogTags: rows.catalogTags,
       tagsRevision: rows.tagsRevision,
       similarSources,
       progress,

@@ -2,6 +2,7 @@
 // (no SQL here): the recommendation engine's worker thread decodes the text, so the HTTP event loop only
 // passes a few strings and byte arrays along (cheap to post) instead of parsing ~5,000 plays per user.
 import { PICK_KINDS, type PickKind, type TrackId } from "@tonearm/core"
+import { aggregateColumns } from "../db/aggregateColumns.js"
 
 /**
  * A user's plays in time order as columns (what the recommendation engine reads): one aggregate row per user
@@ -62,27 +63,8 @@ export const isUndecodedTaste = (u: unknown): u is TasteText =>
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 const pickKinds: ReadonlySet<string | null> = new Set<string | null>([...PICK_KINDS, null])
 
-const invalid = (what: string) => new Error(`malformed play history: ${what}`)
-
-const floatsOf = (bytes: Uint8Array, length: number, name: string) => {
-  if (bytes.byteLength !== length * 8) throw invalid(`${name} holds ${bytes.byteLength} bytes for ${length} plays`)
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)
-  const out = new Float64Array(length)
-  for (let i = 0; i < length; i++) out[i] = view.getFloat64(i * 8, false)
-  return out
-}
-
-const textsOf = (json: string, length: number, name: string): ReadonlyArray<string | null> => {
-  let parsed: unknown
-  try {
-    parsed = JSON.parse(json)
-  } catch {
-    throw invalid(`${name} is not JSON`)
-  }
-  if (!Array.isArray(parsed) || parsed.length !== length) throw invalid(`${name} does not hold ${length} values`)
-  for (const value of parsed) if (value !== null && typeof value !== "string") throw invalid(`${name} holds a non-text`)
-  return parsed as ReadonlyArray<string | null>
-}
+const { invalid, floats, texts } = aggregateColumns("play history", "plays")
+const textsOf = (json: string, length: number, name: string) => texts(json, length, name, true)
 
 /** The columns of an aggregate, every value checked; throws on a malformed one (a defect: SQL makes them). */
 export const decodeTasteText = (row: TasteText): TasteColumns => {
@@ -96,9 +78,9 @@ export const decodeTasteText = (row: TasteText): TasteColumns => {
   for (const kind of pickKind) if (!pickKinds.has(kind)) throw invalid(`${JSON.stringify(kind)} is not a pick kind`)
   return {
     trackIds: trackIds as ReadonlyArray<string> as ReadonlyArray<TrackId>,
-    startedAtMs: floatsOf(row.started_at, n, "started_at"),
+    startedAtMs: floats(row.started_at, n, "started_at"),
     skipped,
-    completion: floatsOf(row.completion, n, "completion"),
+    completion: floats(row.completion, n, "completion"),
     deviceClass: textsOf(row.device_class, n, "device_class"),
     source: textsOf(row.source, n, "source"),
     pickKind: pickKind as ReadonlyArray<PickKind | null>,

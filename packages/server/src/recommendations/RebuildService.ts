@@ -75,7 +75,11 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
       Effect.all([changes.libraryVersion, enrichment.tagsRevision]),
       ([version, tags]) => ({
         version: `${version}:${tags}`,
-        load: enrichment.withEnrichedTags(library.catalogTracks),
+        // Both undecoded: the engine's thread decodes the text and merges the tags into the tracks.
+        load: Effect.map(
+          Effect.all([library.catalogText, enrichment.catalogTags], { concurrency: 2 }),
+          ([tracks, tags]) => ({ ...tracks, tags }),
+        ),
       }),
     )
 

@@ -21,13 +21,17 @@ import {
   tasteProfileRows,
 } from "@tonearm/recommend"
 import { Context, Effect, Layer, Ref } from "effect"
-// The module, not the listening domain's index: the engine's worker loads this file and must not load the services.
+// The modules, not the domains' indexes: the engine's worker loads this file and must not load the services.
+import { type CatalogText, libraryTracksOf } from "../library/catalogColumns.js"
 import { decodeTasteText, isUndecodedTaste, type TasteColumns, type TasteText } from "../listening/tasteColumns.js"
 
-/** The library as the engine scores it: a version (changes whenever the library does) and its rows. */
+/**
+ * The library as the engine scores it: a version (changes whenever the library does) and its tracks, as rows
+ * (tests, built in memory) or as the library domain loads them, undecoded (decoded where the engine runs).
+ */
 export interface CatalogSource {
   readonly version: string
-  readonly load: Effect.Effect<ReadonlyArray<LibraryTrack>, Internal>
+  readonly load: Effect.Effect<ReadonlyArray<LibraryTrack> | CatalogText, Internal>
 }
 
 /**
@@ -113,7 +117,7 @@ export class RecommendationEngine extends Context.Tag("@tonearm/server/Recommend
         Effect.gen(function* () {
           const hit = yield* Ref.get(cached)
           if (hit !== undefined && hit.version === source.version) return hit.catalog
-          const catalog = buildCatalog(yield* source.load)
+          const catalog = buildCatalog(libraryTracksOf(yield* source.load))
           yield* Ref.set(cached, { version: source.version, catalog })
           return catalog
         })

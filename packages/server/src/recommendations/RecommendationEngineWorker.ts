@@ -4,7 +4,7 @@ import { pathToFileURL } from "node:url"
 import { Worker } from "node:worker_threads"
 import { Internal } from "@tonearm/core"
 import type { SeedSimilarities } from "@tonearm/recommend"
-import { type LibraryTrack, type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
+import { type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
 import { Clock, Effect, Layer, Random } from "effect"
 import { collectGarbageWhenIdle } from "../idleGc.js"
 import { idleWorkers } from "../idleWorkers.js"
@@ -161,7 +161,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
           : catalogLock.withPermits(1)(
               Effect.gen(function* () {
                 if (slot.sent === source.version) return false
-                const tracks: ReadonlyArray<LibraryTrack> = yield* source.load
+                const tracks = yield* source.load
                 slot.worker.postMessage({ type: "catalog", version: source.version, tracks } satisfies WorkerJob)
                 slot.sent = source.version
                 return true
@@ -222,11 +222,11 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
             slot.worker.postMessage(job)
             return Effect.sync(() => slot.pending.delete(id))
           })
-          // The catalog's decoded rows (100+ MB at 100k tracks) are garbage once posted, but a major GC during
-          // the load found them alive, and V8 sets the next threshold at a multiple of what its last major GC
-          // kept: the event loop's heap would run ~150 MB higher for the rest of a nightly run (bench:rebuild,
-          // 300 users: heap peak 405 → 255 MB). One full GC (~70 ms, once per load) resets it, after this first
-          // answer: right after the post, the rows were still reachable (~1 s later they were not).
+          // The catalog's aggregate (tens of MB of text at 100k tracks) is garbage once posted, but a major GC
+          // during the load may find it alive, and V8 sets the next threshold at a multiple of what its last major
+          // GC kept, for the rest of a nightly run (when the catalog came as decoded rows: heap peak 405 → 255 MB
+          // over 300 users). One full GC (once per load) resets it, after this first answer: right after the post,
+          // the load's buffers were still reachable.
           if (catalogPosted) setImmediate(collectGarbageWhenIdle)
           if (reply.ok) return reply.value as A
           if (reply.error.tag === "RadioSeedNotFound")

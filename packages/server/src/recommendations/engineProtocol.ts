@@ -1,4 +1,5 @@
 import type { LibraryTrack, RadioOptions, RadioSeed, SimilarArtistsQuery, TasteProfile } from "@tonearm/recommend"
+import type { CatalogText } from "../library/catalogColumns.js"
 import type { EngineInput } from "./RecommendationEngine.js"
 
 /**
@@ -42,7 +43,7 @@ interface EngineRun {
 
 /** What the main thread posts to an engine worker (structured-cloneable: plain data, Maps and Sets). */
 export type WorkerJob =
-  | { readonly type: "catalog"; readonly version: string; readonly tracks: ReadonlyArray<LibraryTrack> }
+  | { readonly type: "catalog"; readonly version: string; readonly tracks: ReadonlyArray<LibraryTrack> | CatalogText }
   | (EngineRun & { readonly type: "rebuild" })
   | (EngineRun & {
       readonly type: "radio"

@@ -5,6 +5,7 @@ import { parentPort } from "node:worker_threads"
 import type { TrackId } from "@tonearm/core"
 import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
+import { libraryTracksOf } from "../library/catalogColumns.js"
 import { PATCHED_SIGNALS, type SignalPatch, type WorkerJob, type WorkerReply } from "./engineProtocol.js"
 import {
   patchedSharedDerivation,
@@ -110,7 +111,7 @@ if (port !== null) {
     if (job.type === "catalog") {
       // The main thread sends a version at most once; the rows are dropped once prepared.
       current = undefined
-      current = { version: job.version, catalog: buildCatalog(job.tracks) }
+      current = { version: job.version, catalog: buildCatalog(libraryTracksOf(job.tracks)) }
       return
     }
     const reply = (message: WorkerReply) => port.postMessage(message)
