@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals"
 import type { PlaylistEntry } from "@tonearm/core"
-import { useEffect, useRef } from "preact/hooks"
+import { useEffect, useLayoutEffect, useRef } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
 import { onServerEvent } from "../../app/events.js"
 import { playQueue } from "../../app/player.js"
@@ -65,6 +65,16 @@ export default function PlaylistPage({ params }: PageProps) {
   useEffect(() => {
     if (detail.data !== undefined && !detail.data.stale) order.value = detail.data.value.tracks
   }, [detail.data])
+  // Keep the keyboard on a moved entry (re-inserting its row may drop focus): right after the render that moved
+  // it (no frame to wait for), and only if focus is still where the move left it or was dropped.
+  const refocus = useRef<{ readonly entry: string; readonly active: Element | null } | undefined>(undefined)
+  useLayoutEffect(() => {
+    const pending = refocus.current
+    if (pending === undefined) return
+    refocus.current = undefined
+    if (document.activeElement !== pending.active && document.activeElement !== document.body) return
+    document.querySelector<HTMLElement>(`[data-entry-id="${pending.entry}"] .drag-handle`)?.focus()
+  })
 
   const data = detail.data?.value
   if (data === undefined) return <Status loaded={detail} />
@@ -75,6 +85,7 @@ export default function PlaylistPage({ params }: PageProps) {
   const source = data.system_variant ?? `playlist:${id}`
 
   const saveOrder = async (next: ReadonlyArray<PlaylistEntry>, focusEntry?: string) => {
+    if (focusEntry !== undefined) refocus.current = { entry: focusEntry, active: document.activeElement }
     order.value = next
     await edit(async () => {
       try {
@@ -89,10 +100,6 @@ export default function PlaylistPage({ params }: PageProps) {
         message.value = `Could not reorder: ${errorMessage(error)}`
       }
     })
-    if (focusEntry !== undefined)
-      requestAnimationFrame(() =>
-        document.querySelector<HTMLElement>(`[data-entry-id="${focusEntry}"] .drag-handle`)?.focus(),
-      )
   }
   const move = (from: number, to: number) => {
     if (to < 0 || to >= entries.length || from === to) return
