@@ -7,6 +7,7 @@
  *   {genre}                         the most common genre ("Rock" in the generated library)
  *   {username} {password} {token}   the bench's account and its bearer token (e.g. Subsonic `u`/`p`)
  *   {apiKey}                        an OpenSubsonic API key of the bench's account (Subsonic `apiKey`)
+ *   {word}                          a different two-letter word on every request (wrk's Lua script rotates them)
  */
 export interface BenchRoute {
   /** Short label in the table. */
@@ -27,6 +28,8 @@ export const DEFAULT_ROUTES: ReadonlyArray<BenchRoute> = [
   { name: "albums title", path: "/api/library/albums?limit=50&sort=title" },
   { name: "albums genre", path: "/api/library/albums?genre={genre}&limit=10" },
   { name: "search the", path: "/api/search?q=the" },
+  // Never the same words twice (two-letter prefixes in turn): a search no cache has answered before.
+  { name: "search new", path: "/api/search?q={word}" },
   { name: "album detail", path: "/api/albums/{albumId}" },
   { name: "artist detail", path: "/api/artists/{artistId}" },
   { name: "home", path: "/api/home" },

@@ -11,6 +11,7 @@ import m0008 from "./migrations/0008_moderation_diagnostics.js"
 import m0009 from "./migrations/0009_enrichment_requests.js"
 import m0010 from "./migrations/0010_browse_indexes.js"
 import m0011 from "./migrations/0011_undated_album_count.js"
+import m0012 from "./migrations/0012_library_version_index.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -25,6 +26,7 @@ export const migrations = {
   "0009_enrichment_requests": m0009,
   "0010_browse_indexes": m0010,
   "0011_undated_album_count": m0011,
+  "0012_library_version_index": m0012,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

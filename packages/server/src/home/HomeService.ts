@@ -1,6 +1,6 @@
-import { HOME_SECTION_SIZE, Home, HomeIndex, type UserId } from "@tonearm/core"
+import { HOME_SECTION_SIZE, Home, HomeIndex, rankLastPlayed, rankMostPlayed, type UserId } from "@tonearm/core"
 import { Clock, Effect } from "effect"
-import { LibraryService } from "../library/index.js"
+import { byId, inOrder, LibraryService } from "../library/index.js"
 import { PlaysService } from "../listening/index.js"
 import { RecommendationsService } from "../recommendations/index.js"
 
@@ -17,46 +17,37 @@ export class HomeService extends Effect.Service<HomeService>()("@tonearm/server/
 
     const sections = Effect.fn("HomeService.sections")(function* (user: UserId) {
       const now = yield* Clock.currentTimeMillis
-      const [recentlyAdded, mostPlayed, lastPlayed, albumStats, artistStats, likeAlbums, likeArtists] =
-        yield* Effect.all(
-          [
-            library.recentlyAdded,
-            plays.mostPlayedAlbums(user, HOME_SECTION_SIZE),
-            plays.lastPlayedAlbums(user, HOME_SECTION_SIZE),
-            plays.albumStats(user),
-            plays.artistStats(user),
-            recommendations.youMightLike(user, "album"),
-            recommendations.youMightLike(user, "artist"),
-          ],
-          { concurrency: 4 },
-        )
-      const rediscoverAlbums = recommendations.rediscover(albumStats, now).slice(0, HOME_SECTION_SIZE)
-      const rediscoverArtists = recommendations.rediscover(artistStats, now).slice(0, HOME_SECTION_SIZE)
+      // Three reads, then one for every album on the page and one for every artist: each round trip costs the
+      // event loop more than the rows it brings. One after another: side by side costs more under load (a fiber
+      // and a pooled connection each) than the round trips it overlaps.
+      const [recentlyAdded, stats, youMightLike] = yield* Effect.all([
+        library.recentlyAdded,
+        plays.playStats(user),
+        recommendations.youMightLike(user),
+      ])
+      const mostPlayed = rankMostPlayed(stats.albums).slice(0, HOME_SECTION_SIZE)
+      const lastPlayed = rankLastPlayed(stats.albums).slice(0, HOME_SECTION_SIZE)
+      const rediscoverAlbums = recommendations.rediscover(stats.albums, now).slice(0, HOME_SECTION_SIZE)
+      const rediscoverArtists = recommendations.rediscover(stats.artists, now).slice(0, HOME_SECTION_SIZE)
       const shownAlbums = [...mostPlayed, ...rediscoverAlbums, ...lastPlayed]
-      const albumsOnHome = yield* library.albumsByIds(shownAlbums)
-      const shownArtists = [...rediscoverArtists, ...albumsOnHome.map((album) => album.artist_id)]
-      const ymlAlbums = recommendations.youMightLikeHomeRow(likeAlbums, shownAlbums)
-      const ymlArtists = recommendations.youMightLikeHomeRow(likeArtists, shownArtists)
-      const [most, last, rediscoverA, rediscoverR, albums, artists] = yield* Effect.all(
-        [
-          library.albumsByIds(mostPlayed),
-          library.albumsByIds(lastPlayed),
-          library.albumsByIds(rediscoverAlbums),
-          library.artistsByIds(rediscoverArtists),
-          library.albumsByIds(ymlAlbums),
-          library.artistsByIds(ymlArtists),
-        ],
-        { concurrency: 3 },
+      const ymlAlbums = recommendations.youMightLikeHomeRow(youMightLike.albums, shownAlbums)
+      const albums = byId(yield* library.albumsByIds([...new Set([...shownAlbums, ...ymlAlbums])]))
+      const shownArtists = [...rediscoverArtists, ...inOrder(shownAlbums, albums).map((album) => album.artist_id)]
+      const ymlArtists = recommendations.youMightLikeHomeRow(youMightLike.artists, shownArtists)
+      const artists = byId(yield* library.artistsByIds([...new Set([...rediscoverArtists, ...ymlArtists])]))
+      // Built from typed rows: the class need not check them again (`true`), as the detail pages do.
+      return new Home(
+        {
+          recently_added: recentlyAdded,
+          rediscover_albums: inOrder(rediscoverAlbums, albums),
+          rediscover_artists: inOrder(rediscoverArtists, artists),
+          most_played: inOrder(mostPlayed, albums),
+          last_played: inOrder(lastPlayed, albums),
+          you_might_like_albums: inOrder(ymlAlbums, albums),
+          you_might_like_artists: inOrder(ymlArtists, artists),
+        },
+        true,
       )
-      return new Home({
-        recently_added: recentlyAdded,
-        rediscover_albums: rediscoverA,
-        rediscover_artists: rediscoverR,
-        most_played: most,
-        last_played: last,
-        you_might_like_albums: albums,
-        you_might_like_artists: artists,
-      })
     })
 
     const index = Effect.fn("HomeService.index")(function* (user: UserId) {

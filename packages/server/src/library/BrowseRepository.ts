@@ -1,8 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { type AlbumId, AlbumRefFields, type AlbumSort, Artist, type ArtistId, Track, type TrackId } from "@tonearm/core"
 import { Effect, Schema, Struct } from "effect"
+import { PLANNED_PER_EXECUTION } from "../db/Database.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { isCatalogText } from "./catalogColumns.js"
 
 /** Instants come back from pg as `Date`; everything else is the wire schema itself. */
 const FromDb = { added_at: Schema.DateTimeUtcFromDate }
@@ -23,18 +25,8 @@ export const AlbumCoverRecord = Schema.Struct({
   cover_path: Schema.NullOr(Schema.String),
 })
 
-/** A track as the engine's `LibraryTrack`: ids branded, the year 0 when undated. */
-export const CatalogTrackRecord = Schema.Struct({
-  id: Track.fields.id,
-  artist_id: Track.fields.artist_id,
-  album_id: Track.fields.album_id,
-  duration_ms: Track.fields.duration_ms,
-  genre: Track.fields.genre,
-  year: AlbumRefFields.year,
-  added_at_ms: Schema.Number,
-  artist_mbid: Artist.fields.mbid,
-  album_artist_id: AlbumRefFields.artist_id,
-})
+/** The catalog aggregate: its field types checked here, its values where it is decoded (`catalogColumns.ts`). */
+const CatalogTextRow = Schema.declare(isCatalogText, { identifier: "CatalogText" })
 
 export const TrackRecord = Schema.Struct({ ...Track.fields, ...FromDb })
 export type TrackRecord = typeof TrackRecord.Type
@@ -79,6 +71,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const albumColumns = sql.literal(ALBUM_COLUMNS)
     const trackColumns = sql.literal(TRACK_COLUMNS)
     const artistColumns = sql.literal(ARTIST_COLUMNS)
+    // Statements whose best plan depends on the values: a common word or genre and a rare one (Database.ts).
+    const perExecution = sql.literal(PLANNED_PER_EXECUTION)
     const trackFrom = sql.literal(
       "tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id",
     )
@@ -131,7 +125,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
       Effect.gen(function* () {
         const total = sql`COALESCE((${albumTotal(filter)}), 0)`
-        const rows = yield* sql<{ readonly page_total: number }>`
+        const filtered = filter.genre !== undefined || filter.yearFrom !== undefined || filter.yearTo !== undefined
+        const rows = yield* sql<{ readonly page_total: number }>`${filtered ? perExecution : sql.literal("")}
           SELECT ${albumColumns}, ${total} AS page_total
           FROM albums a JOIN artists ar ON ar.id = a.artist_id
           WHERE ${albumWhere(filter)} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`
@@ -228,7 +223,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         const upper = `${key}\u{10FFFF}`
         const [artists, albums, tracks] = yield* Effect.all(
           [
-            sql`SELECT * FROM (
+            sql`${perExecution}SELECT * FROM (
                   (SELECT 0 AS half, ar.sort_key AS key, ${artistColumns} FROM artists ar
                    WHERE ar.search_key COLLATE "C" >= ${key} AND ar.search_key COLLATE "C" < ${upper}
                      AND starts_with(ar.search_key, ${key})
@@ -240,7 +235,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
                 ) found ORDER BY half, track_count DESC, key COLLATE "C", id LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(ArtistRecord)),
             ),
-            sql`SELECT * FROM (
+            sql`${perExecution}SELECT * FROM (
                   (SELECT 0 AS half, a.search_key AS key, ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
                    WHERE a.search_key COLLATE "C" >= ${key} AND a.search_key COLLATE "C" < ${upper}
                      AND starts_with(a.search_key, ${key})
@@ -252,7 +247,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
                 ) found ORDER BY half, key COLLATE "C", year LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(AlbumRecord)),
             ),
-            sql`SELECT * FROM (
+            sql`${perExecution}SELECT * FROM (
                   (SELECT 0 AS half, t.search_key AS key, ${trackColumns} FROM ${trackFrom}
                    WHERE t.search_key COLLATE "C" >= ${key} AND t.search_key COLLATE "C" < ${upper}
                      AND starts_with(t.search_key, ${key})
@@ -312,18 +307,34 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         orInternal("BrowseRepository.albumCover"),
       )
 
-    /** Rows for these ids (any order; missing ids are simply absent). */
     /**
-     * Every track as the recommendation engine reads it: the album year and the artist's MusicBrainz id
-     * beside the track's own fields. Decoded with a light schema: it is the largest read the server makes.
+     * Every track as the recommendation engine reads it (the album year and the artist's MusicBrainz id beside
+     * the track's own fields), as one aggregate row the engine's thread decodes (`catalogColumns.ts`): it is the
+     * largest read the server makes, and row objects would be built and collected on the event loop.
      */
-    const catalogTracks = sql`
-      SELECT t.id, t.artist_id, t.album_id, t.duration_ms, t.genre, al.year,
-             (extract(epoch FROM t.added_at) * 1000)::float8 AS added_at_ms, ar.mbid AS artist_mbid,
-             al.artist_id AS album_artist_id
-      FROM tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id
-      ORDER BY t.id`.pipe(Effect.flatMap(decodeRows(CatalogTrackRecord)), orInternal("BrowseRepository.catalogTracks"))
+    const catalogText = sql`
+      SELECT count(*)::int AS tracks,
+             coalesce(json_agg(id)::text, '[]') AS ids,
+             coalesce(json_agg(artist_id)::text, '[]') AS artist_ids,
+             coalesce(json_agg(album_id)::text, '[]') AS album_ids,
+             coalesce(json_agg(album_artist_id)::text, '[]') AS album_artist_ids,
+             coalesce(json_agg(genre)::text, '[]') AS genres,
+             coalesce(json_agg(artist_mbid)::text, '[]') AS artist_mbids,
+             coalesce(string_agg(float8send(duration_ms), ''::bytea), ''::bytea) AS duration_ms,
+             coalesce(string_agg(float8send(year), ''::bytea), ''::bytea) AS year,
+             coalesce(string_agg(float8send(added_at_ms), ''::bytea), ''::bytea) AS added_at_ms
+      FROM (
+        SELECT t.id, t.artist_id, t.album_id, al.artist_id AS album_artist_id, t.genre, ar.mbid AS artist_mbid,
+               t.duration_ms::float8 AS duration_ms, coalesce(al.year::float8, 'NaN') AS year,
+               (extract(epoch FROM t.added_at) * 1000)::float8 AS added_at_ms
+        FROM tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id
+        ORDER BY t.id
+      ) c`.pipe(
+      Effect.flatMap((rows) => Schema.decodeUnknown(CatalogTextRow)(rows[0])),
+      orInternal("BrowseRepository.catalogText"),
+    )
 
+    /** Rows for these ids (any order; missing ids are simply absent). */
     const tracksByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([])
@@ -375,8 +386,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`al.year > 0`)
       if (filter.yearFrom !== undefined) clauses.push(sql`al.year >= ${filter.yearFrom}`)
       if (filter.yearTo !== undefined) clauses.push(sql`al.year <= ${filter.yearTo}`)
-      return sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE ${sql.and(clauses)}
-                 ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
+      return sql`${filter.genre === undefined ? sql.literal("") : perExecution}SELECT ${trackColumns} FROM ${trackFrom}
+                 WHERE ${sql.and(clauses)} ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeRows(TrackRecord)),
         orInternal("BrowseRepository.shuffleWhere"),
       )
@@ -384,7 +395,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** Tracks of one genre (the genre rule's index), in title order. */
     const tracksByGenre = (genre: string, offset: number, limit: number) =>
-      sql`SELECT ${trackColumns} FROM ${trackFrom} JOIN track_genres g ON g.track_id = t.id
+      sql`${perExecution}SELECT ${trackColumns} FROM ${trackFrom} JOIN track_genres g ON g.track_id = t.id
           WHERE g.genre = ${genre} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`.pipe(
         Effect.flatMap(decodeRows(TrackRecord)),
         orInternal("BrowseRepository.tracksByGenre"),
@@ -404,7 +415,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       shuffleWhere,
       tracksByGenre,
       trackPage,
-      catalogTracks,
+      catalogText,
       trackFile,
       albumCover,
       tracksByIds,

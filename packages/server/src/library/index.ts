@@ -1,4 +1,5 @@
 export { CoverService } from "./CoverService.js"
+export { byId, inOrder } from "./idOrder.js"
 export { LibraryEnrichment } from "./LibraryEnrichment.js"
 export {
   CoversHttpLive,

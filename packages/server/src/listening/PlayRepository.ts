@@ -1,5 +1,13 @@
 import { SqlClient } from "@effect/sql"
-import { ArtistId, PickKind, PlayEventId, PlayHistoryItem, type TrackId, type UserId } from "@tonearm/core"
+import {
+  ArtistId,
+  PickKind,
+  PlayEventId,
+  PlayHistoryItem,
+  type PlayStat,
+  type TrackId,
+  type UserId,
+} from "@tonearm/core"
 import { Effect, Schema } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
@@ -38,14 +46,6 @@ const MetricsRow = Schema.Struct({
   skipped: Schema.Boolean,
   completion: Schema.NullOr(Schema.Number),
 })
-
-export interface PlayStat {
-  readonly id: string
-  /** Unskipped plays. */
-  readonly plays: number
-  /** Epoch ms of the latest play of any kind. */
-  readonly lastPlayedMs: number
-}
 
 /** The aggregate's field types; the values are decoded by the engine's worker (`decodeTasteText`). */
 const TasteTextRow = Schema.declare(isTasteText, { identifier: "TasteText" })
@@ -140,41 +140,38 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
         orInternal("PlayRepository.topTracks"),
       )
 
-    /** Albums by unskipped plays, most first (ties: most recent first). */
-    const mostPlayedAlbums = (user: UserId, limit: number) =>
-      sql<{ album_id: string }>`
-        SELECT p.album_id FROM play_events p JOIN albums a ON a.id = p.album_id
-        WHERE p.user_id = ${user} AND NOT p.skipped
-        GROUP BY p.album_id ORDER BY count(*) DESC, max(p.started_at) DESC, p.album_id LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map((row) => row.album_id)),
-        orInternal("PlayRepository.mostPlayedAlbums"),
-      )
-
-    /** Albums by their latest play, newest first. */
-    const lastPlayedAlbums = (user: UserId, limit: number) =>
-      sql<{ album_id: string }>`
-        SELECT p.album_id FROM play_events p JOIN albums a ON a.id = p.album_id
-        WHERE p.user_id = ${user}
-        GROUP BY p.album_id ORDER BY max(p.started_at) DESC, p.album_id LIMIT ${limit}`.pipe(
-        Effect.map((rows) => rows.map((row) => row.album_id)),
-        orInternal("PlayRepository.lastPlayedAlbums"),
-      )
-
-    const stats = (column: "album_id" | "artist_id", user: UserId) =>
-      sql<{ id: string; plays: number; last_played: Date }>`
-        SELECT p.${sql(column)} AS id, count(*) FILTER (WHERE NOT p.skipped)::int AS plays, max(p.started_at) AS last_played
+    /**
+     * The user's plays summed per album and per artist still in the library, in one statement (Home reads both,
+     * and ranks its sections from them: `rankMostPlayed`, `rankLastPlayed`, Rediscover).
+     */
+    const playStats = (user: UserId) =>
+      sql<{ kind: "album" | "artist"; id: string; plays: number; last_played: Date; last_unskipped: Date | null }>`
+        SELECT 'album' AS kind, p.album_id AS id, count(*) FILTER (WHERE NOT p.skipped)::int AS plays,
+               max(p.started_at) AS last_played, max(p.started_at) FILTER (WHERE NOT p.skipped) AS last_unskipped
         FROM play_events p
-        WHERE p.user_id = ${user} AND p.${sql(column)} IS NOT NULL
-          AND EXISTS (SELECT 1 FROM ${sql(column === "album_id" ? "albums" : "artists")} e WHERE e.id = p.${sql(column)})
-        GROUP BY p.${sql(column)}`.pipe(
-        Effect.map((rows) =>
-          rows.map((row): PlayStat => ({ id: row.id, plays: row.plays, lastPlayedMs: row.last_played.getTime() })),
-        ),
-        orInternal("PlayRepository.stats"),
+        WHERE p.user_id = ${user} AND p.album_id IS NOT NULL AND EXISTS (SELECT 1 FROM albums e WHERE e.id = p.album_id)
+        GROUP BY p.album_id
+        UNION ALL
+        SELECT 'artist', p.artist_id, count(*) FILTER (WHERE NOT p.skipped)::int, max(p.started_at),
+               max(p.started_at) FILTER (WHERE NOT p.skipped)
+        FROM play_events p
+        WHERE p.user_id = ${user} AND p.artist_id IS NOT NULL
+          AND EXISTS (SELECT 1 FROM artists e WHERE e.id = p.artist_id)
+        GROUP BY p.artist_id`.pipe(
+        Effect.map((rows) => {
+          const albums: Array<PlayStat> = []
+          const artists: Array<PlayStat> = []
+          for (const row of rows)
+            (row.kind === "album" ? albums : artists).push({
+              id: row.id,
+              plays: row.plays,
+              lastPlayedMs: row.last_played.getTime(),
+              lastUnskippedMs: row.last_unskipped === null ? null : row.last_unskipped.getTime(),
+            })
+          return { albums, artists }
+        }),
+        orInternal("PlayRepository.playStats"),
       )
-
-    const albumStats = (user: UserId) => stats("album_id", user)
-    const artistStats = (user: UserId) => stats("artist_id", user)
 
     /**
      * All of a user's plays in time order, as columns (one row: ids and the nullable texts as JSON arrays, the
@@ -238,10 +235,7 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
       topTracks,
       openPlayOf,
       openPlaysSince,
-      mostPlayedAlbums,
-      lastPlayedAlbums,
-      albumStats,
-      artistStats,
+      playStats,
       metricsRows,
       tasteRows,
       playCountsSince,

@@ -18,6 +18,8 @@ import {
   PlayHistoryItem,
   type PlayOffline,
   type PlayStarted,
+  rankLastPlayed,
+  rankMostPlayed,
   TOP_TRACKS_LIMIT,
   TopTracks,
   type UserId,
@@ -227,11 +229,13 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     /** Each play's source, pick kind and outcome since `since`: what recommendation metrics roll up. */
     const outcomesSince = (userId: UserId, since: Date) => plays.metricsRows(userId, since)
 
-    /** What Home shows of the user's listening: albums most and last played, and play stats for Rediscover. */
-    const mostPlayedAlbums = (userId: UserId, limit: number) => plays.mostPlayedAlbums(userId, limit)
-    const lastPlayedAlbums = (userId: UserId, limit: number) => plays.lastPlayedAlbums(userId, limit)
-    const albumStats = (userId: UserId) => plays.albumStats(userId)
-    const artistStats = (userId: UserId) => plays.artistStats(userId)
+    /** The user's plays summed per album and per artist: what Home's sections are ranked from. */
+    const playStats = (userId: UserId) => plays.playStats(userId)
+    /** Albums most and last played (Subsonic's `frequent` and `recent` lists), ranked as Home ranks them. */
+    const mostPlayedAlbums = (userId: UserId, limit: number) =>
+      Effect.map(playStats(userId), (stats) => rankMostPlayed(stats.albums).slice(0, limit))
+    const lastPlayedAlbums = (userId: UserId, limit: number) =>
+      Effect.map(playStats(userId), (stats) => rankLastPlayed(stats.albums).slice(0, limit))
 
     return {
       report,
@@ -245,10 +249,9 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       artistPlaysByListener: plays.artistPlaysByListener,
       /** Every user's plays since a date, for the admin trends. */
       trendRowsSince: plays.trendRowsSince,
+      playStats,
       mostPlayedAlbums,
       lastPlayedAlbums,
-      albumStats,
-      artistStats,
     } as const
   }),
   dependencies: [PlayRepository.Default],

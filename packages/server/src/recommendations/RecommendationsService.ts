@@ -3,7 +3,7 @@ import { metricsWindowDays, rankRediscover, rollUpMetrics, youMightLikeHomeRow }
 import { Effect } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
 import { PlaysService } from "../listening/index.js"
-import { type YouMightLikeKind, YouMightLikeRepository } from "./YouMightLikeRepository.js"
+import { YouMightLikeRepository } from "./YouMightLikeRepository.js"
 
 /** Composes the pure recommendation engine over the listening data. */
 export class RecommendationsService extends Effect.Service<RecommendationsService>()(
@@ -20,8 +20,8 @@ export class RecommendationsService extends Effect.Service<RecommendationsServic
         return new RecommendationMetrics(rollUpMetrics(rows, windowDays))
       })
 
-      /** One You-might-like row of the latest snapshot, in rank order (empty when the cold-start gate held). */
-      const youMightLike = (user: UserId, kind: YouMightLikeKind) => rows.read(user, kind)
+      /** The You-might-like rows of the latest snapshot, in rank order (empty when the cold-start gate held). */
+      const youMightLike = (user: UserId) => rows.read(user)
 
       return {
         metrics,

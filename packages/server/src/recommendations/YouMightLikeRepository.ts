@@ -30,11 +30,14 @@ export class YouMightLikeRepository extends Effect.Service<YouMightLikeRepositor
             ON CONFLICT DO NOTHING`
         }).pipe(orInternal("YouMightLikeRepository.replace"))
 
-      /** One row of the snapshot, in rank order. */
-      const read = (user: UserId, kind: YouMightLikeKind) =>
-        sql<{ entity_id: string }>`
-          SELECT entity_id FROM you_might_like WHERE user_id = ${user} AND kind = ${kind} ORDER BY rank, entity_id`.pipe(
-          Effect.map((rows) => rows.map((row) => row.entity_id)),
+      /** Both rows of the snapshot, each in rank order. */
+      const read = (user: UserId) =>
+        sql<{ kind: YouMightLikeKind; entity_id: string }>`
+          SELECT kind, entity_id FROM you_might_like WHERE user_id = ${user} ORDER BY kind, rank, entity_id`.pipe(
+          Effect.map((rows) => ({
+            albums: rows.flatMap((row) => (row.kind === "album" ? [row.entity_id] : [])),
+            artists: rows.flatMap((row) => (row.kind === "artist" ? [row.entity_id] : [])),
+          })),
           orInternal("YouMightLikeRepository.read"),
         )
 

@@ -100,7 +100,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     /** Songs with their album's year and cover, and the caller's stars. */
     const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: AlbumRef) =>
       Effect.map(
-        Effect.all([albumFactsOf(tracks, known), starredAmong(user, { track: ids(tracks) })], { concurrency: 2 }),
+        Effect.all([albumFactsOf(tracks, known), starredAmong(user, { track: ids(tracks) })]),
         ([facts, starred]) => songsOf(tracks, facts, starred),
       )
 
@@ -407,13 +407,13 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     ) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
-        const [starred, facts] = yield* Effect.all(
-          [
-            starredAmong(user, { artist: ids(found.artists), album: ids(found.albums), track: ids(found.tracks) }),
-            albumFactsOf(found.tracks),
-          ],
-          { concurrency: 2 },
-        )
+        // One after another: under load, side by side costs more than the round trip it overlaps.
+        const starred = yield* starredAmong(user, {
+          artist: ids(found.artists),
+          album: ids(found.albums),
+          track: ids(found.tracks),
+        })
+        const facts = yield* albumFactsOf(found.tracks)
         return {
           artist: found.artists.map((artist) => artistOf(artist, starred("artist", artist.id))),
           album: found.albums.map((album) => albumOf(album, starred("album", album.id))),

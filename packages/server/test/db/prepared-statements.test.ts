@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { PREPARED_MAX_PARAMETERS, pgClientLayer } from "../../src/db/Database.js"
+import { PLANNED_PER_EXECUTION, PREPARED_MAX_PARAMETERS, pgClientLayer } from "../../src/db/Database.js"
 import { TestDatabaseLive } from "../support/TestDatabase.js"
 
 /** The statements prepared on this connection whose text contains `marker`. */
@@ -61,12 +61,30 @@ layer(TestDatabaseLive, { excludeTestServices: true, timeout: "60 seconds" })("p
     }),
   )
 
-  it.effect("each execution is planned for its own values (plan_cache_mode force_custom_plan)", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`
-      expect(rows).toEqual([{ plan_cache_mode: "force_custom_plan" }])
-    }),
+  it.effect(
+    "statements are planned PostgreSQL's default way (plan_cache_mode auto: a generic plan once it is no costlier)",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const rows = yield* sql<{ plan_cache_mode: string }>`SHOW plan_cache_mode`
+        expect(rows).toEqual([{ plan_cache_mode: "auto" }])
+      }),
+  )
+
+  it.effect(
+    "a statement led by PLANNED_PER_EXECUTION is not prepared, so each execution is planned for its values",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const marked = sql.literal(PLANNED_PER_EXECUTION)
+        const seen = yield* Effect.gen(function* () {
+          const values: Array<number | undefined> = []
+          for (const n of [1, 2, 3, 4, 5, 6, 7])
+            values.push((yield* sql<{ n: number }>`${marked}SELECT ${n}::int + 0 AS n /* per_execution_probe */`)[0]?.n)
+          return { values, statements: (yield* preparedLike("per_execution_probe")).length }
+        }).pipe(sql.withTransaction)
+        expect(seen).toEqual({ values: [1, 2, 3, 4, 5, 6, 7], statements: 0 })
+      }),
   )
 
   it.scoped("TONEARM_DB_PREPARE=false (a transaction pooler in front) prepares nothing and leaves planning alone", () =>
