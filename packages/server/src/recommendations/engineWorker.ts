@@ -6,6 +6,7 @@ import type { TrackId } from "@tonearm/core"
 import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
 import { libraryTracksOf } from "../library/catalogColumns.js"
+import { lowerThisThreadsPriority } from "../threadPriority.js"
 import { PATCHED_SIGNALS, type SignalPatch, type WorkerJob, type WorkerReply } from "./engineProtocol.js"
 import {
   patchedSharedDerivation,
@@ -102,6 +103,8 @@ export const applyPatch = (
 
 const port = parentPort
 if (port !== null) {
+  // A nightly run keeps this thread busy for minutes: requests on the event loop come first.
+  lowerThisThreadsPriority()
   let current: { readonly version: string; readonly catalog: Catalog } | undefined
   const held = new Map<string, Map<string, number> | undefined>()
   /** The server-wide play counts last sent (one per counting window), and their popularity. */

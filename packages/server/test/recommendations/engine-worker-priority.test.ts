@@ -1,0 +1,63 @@
+import { readdirSync, readFileSync } from "node:fs"
+import { describe, expect, it } from "@effect/vitest"
+import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId, UserId } from "@tonearm/core"
+import type { LibraryTrack } from "@tonearm/recommend"
+import { Effect, Layer } from "effect"
+import { type EngineInput, RecommendationEngine } from "../../src/recommendations/RecommendationEngine.js"
+import { RecommendationEngineWorker } from "../../src/recommendations/RecommendationEngineWorker.js"
+import { BACKGROUND_NICE } from "../../src/threadPriority.js"
+
+const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
+const uuid = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, "0")}`
+const tracks: Array<LibraryTrack> = Array.from({ length: 100 }, (_, t) => ({
+  id: TrackId.make(uuid(1, t)),
+  artist_id: ArtistId.make(uuid(2, t % 10)),
+  album_id: AlbumId.make(uuid(3, Math.floor(t / 10))),
+  duration_ms: 200_000,
+  genre: `Genre ${t % 5}`,
+  year: 1990 + (t % 30),
+  added_at_ms: NOW - t * 86_400_000,
+}))
+const input: EngineInput = {
+  user: UserId.make("00000000-0000-4000-8000-00000000abcd"),
+  timeZone: "Europe/Paris",
+  plays: [],
+  likes: { tracks: [], albums: [], artists: [] },
+  tuning: SHIPPED_TUNING,
+  signals: {},
+}
+
+/** Each thread of this process and its nice value (/proc/self/task/<tid>/stat, field 19). */
+const niceByThread = (): Map<number, number> => {
+  const nice = new Map<number, number>()
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+      // Fields after the parenthesised command name start at field 3 (state): nice is field 19.
+      nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]))
+    } catch {
+      // The thread ended while listing.
+    }
+  }
+  return nice
+}
+
+describe("engine worker priority", () => {
+  it.scopedLive(
+    "a rebuild runs on a thread that yields to the HTTP event loop",
+    () =>
+      Effect.gen(function* () {
+        const before = niceByThread()
+        const context = yield* Layer.build(RecommendationEngineWorker(1))
+        const engine = context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"]
+        const result = yield* engine.rebuild({ version: "v1", load: Effect.succeed(tracks) }, input)
+        expect(result.surfaces.length).toBeGreaterThan(0)
+        const after = niceByThread()
+        const lowered = [...after].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICE)
+        expect(lowered.length).toBe(1) // the engine worker's thread, and no other
+        // The event loop keeps its priority.
+        expect(after.get(process.pid)).toBe(before.get(process.pid))
+      }),
+    { timeout: 60_000 },
+  )
+})
