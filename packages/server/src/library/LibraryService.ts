@@ -41,6 +41,9 @@ import { versionedAnswers } from "./versionedAnswers.js"
 /** Distinct searches whose answers are kept (each ~20 KB of JSON at the default page: a few MB at most). */
 export const SEARCH_ANSWERS_KEPT = 128
 
+/** Distinct album pages kept (each ~20 KB at the default page of 50: about 2.5 MB at most). */
+export const ALBUM_PAGES_KEPT = 128
+
 export const coverUrlOf = (id: AlbumId, source: string | null) => (source === null ? null : `/api/albums/${id}/cover`)
 
 /**
@@ -64,6 +67,9 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row, true)))
     const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row, true)))
 
+    // Album pages per library version, like search answers: every listener browses the same pages, and a hit
+    // costs one read of the version instead of the page's query and decoding.
+    const albumPages = versionedAnswers<AlbumPage>(ALBUM_PAGES_KEPT)
     /** Genre XOR a year range (either edge open); an inverted range is refused, never swapped. */
     const albums = Effect.fn("LibraryService.albums")(function* (query: AlbumQuery) {
       const genre = query.genre?.trim() === "" ? undefined : query.genre?.trim()
@@ -78,13 +84,20 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       }
       const offset = query.offset ?? 0
       const limit = clampLimit(query.limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX)
+      const sort = query.sort ?? "title"
+      const key = JSON.stringify([genre ?? null, query.year_from ?? null, query.year_to ?? null, sort, offset, limit])
+      const version = yield* changes.libraryVersion
+      const kept = albumPages.get(key, version)
+      if (kept !== undefined) return kept
       const page = yield* browse.albumPage(
         { genre, yearFrom: query.year_from, yearTo: query.year_to },
-        query.sort ?? "title",
+        sort,
         offset,
         limit,
       )
-      return new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit }, true)
+      const answer = new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit }, true)
+      albumPages.set(key, version, answer)
+      return answer
     })
 
     /** Chips are derived at read time; a failed lookup is logged and answered as no genres. */

@@ -306,6 +306,16 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
         const uncovered = before.coverage.albums - before.coverage.covered
         expect(uncovered).toBeGreaterThan(0)
         expect(before.providers.find((p) => p.id === "coverartarchive")?.enabled).toBe(false)
+        // Read before the covers arrive: the album list is kept per library version, and sync has reached the end.
+        const listed = yield* bob.client.library.albums({ urlParams: { limit: 500 } })
+        const bare = listed.items.filter((album) => album.cover_url === null).map((album) => album.id)
+        expect(bare.length).toBeGreaterThan(0)
+        let cursor: string | undefined
+        for (let more = true; more; ) {
+          const page = yield* bob.client.sync.changes({ urlParams: { limit: 5000, ...(cursor ? { cursor } : {}) } })
+          cursor = page.cursor
+          more = page.has_more
+        }
         yield* admin.client.tagSources.update({ path: { id: "coverartarchive" }, payload: { enabled: true } })
         const started = yield* admin.client.coverRefetch.refetchMissing()
         expect(started).toEqual({ started: true })
@@ -328,6 +338,12 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
         const detail = yield* bob.client.library.album({ path: { id: AlbumId.make(covered[0]!.id) } })
         expect(detail.cover_art_source).toBe("coverartarchive")
         expect(detail.cover_url).toBe(`/api/albums/${covered[0]!.id}/cover`)
+        // Each adopted cover is an album upsert to sync, and shows on the same album list read again.
+        const synced = yield* bob.client.sync.changes({ urlParams: { limit: 5000, cursor: cursor! } })
+        expect(new Set(synced.upserts.albums.map((album) => album.id))).toEqual(new Set(bare))
+        const relisted = yield* bob.client.library.albums({ urlParams: { limit: 500 } })
+        const stillBare = relisted.items.filter((album) => bare.includes(album.id) && album.cover_url === null)
+        expect(stillBare).toEqual([])
         yield* eventually(
           Effect.map(admin.client.coverRefetch.refetchMissing(), (answer) => answer.started),
           "a second refetch after the first drain ended",
