@@ -12,6 +12,20 @@ export interface LibraryFile {
   readonly mtimeMs: number
 }
 
+/** How long a root's real path is reused: a stream or cover request then makes one file-system call fewer. */
+const REAL_ROOT_REUSE_MS = 1_000
+const realRoots = new Map<string, { readonly path: string; readonly until: number }>()
+
+/** A root's real path, looked up again a second later (a root re-pointed elsewhere is followed within a second). */
+const realRootOf = async (root: string): Promise<string> => {
+  const now = performance.now()
+  const kept = realRoots.get(root)
+  if (kept !== undefined && kept.until > now) return kept.path
+  const real = await fs.realpath(root)
+  realRoots.set(root, { path: real, until: now + REAL_ROOT_REUSE_MS })
+  return real
+}
+
 /**
  * Resolves a library-relative path to a real file inside the library root. `..` segments and symlinks
  * that lead outside the root resolve to None: nothing outside the library is ever served.
@@ -19,7 +33,7 @@ export interface LibraryFile {
 export const resolveInLibrary = (root: string, relative: string) =>
   Effect.promise(async (): Promise<Option.Option<LibraryFile>> => {
     try {
-      const realRoot = await fs.realpath(root)
+      const realRoot = await realRootOf(root)
       const candidate = path.resolve(realRoot, ...relative.split("/"))
       if (!candidate.startsWith(realRoot + path.sep)) return Option.none()
       const real = await fs.realpath(candidate)

@@ -88,6 +88,16 @@ const waitForLine = (pattern: RegExp) =>
     }
   })
 
+/** This process's open file descriptors whose file name ends with `name`. */
+const openDescriptorsOf = (name: string) =>
+  fs.readdirSync("/proc/self/fd").filter((fd) => {
+    try {
+      return fs.readlinkSync(`/proc/self/fd/${fd}`).endsWith(name)
+    } catch {
+      return false
+    }
+  })
+
 const atWarningOrAbove = () => lines.filter((line) => ["WARN", "ERROR", "FATAL"].includes(line.level))
 
 layer(ServerWithAccessLog, { excludeTestServices: true, timeout: "90 seconds" })("access log", (it) => {
@@ -130,6 +140,8 @@ layer(ServerWithAccessLog, { excludeTestServices: true, timeout: "90 seconds" })
       yield* leaveMidResponse(`/api/tracks/${track!.id}/stream?format=mp3&maxBitRate=320`, token)
       yield* Effect.sleep("300 millis")
       expect(atWarningOrAbove()).toEqual([])
+      // Nor does it leave the file open (the server runs in this process).
+      expect(openDescriptorsOf("01 Tone.wav")).toEqual([])
     }),
   )
 
