@@ -200,7 +200,16 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       return new ShuffleResult({ tracks: tracks.map(toTrack) })
     })
 
-    const recentlyAdded = Effect.map(browse.recentlyAdded(HOME_RECENTLY_ADDED), (rows) => rows.map(toAlbumRef))
+    // Home's first row is the same for everyone until the library changes: kept like the album pages.
+    const recentlyAddedKept = versionedAnswers<ReadonlyArray<AlbumRef>>(1)
+    const recentlyAdded = Effect.gen(function* () {
+      const version = yield* changes.libraryVersion
+      const kept = recentlyAddedKept.get("home", version)
+      if (kept !== undefined) return kept
+      const answer = (yield* browse.recentlyAdded(HOME_RECENTLY_ADDED)).map(toAlbumRef)
+      recentlyAddedKept.set("home", version, answer)
+      return answer
+    })
 
     /**
      * The cover providers with what each covers, and the coverage roll-up: an album is covered when its source
