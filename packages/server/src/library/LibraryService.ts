@@ -36,12 +36,12 @@ import { Effect, Option, Random } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { type AlbumRecord, type ArtistRecord, BrowseRepository, type TrackRecord } from "./BrowseRepository.js"
 import { byId, inOrder } from "./idOrder.js"
-import { versionedAnswers } from "./versionedAnswers.js"
+import { type VersionedAnswers, versionedAnswers } from "./versionedAnswers.js"
 
 /** Distinct searches whose answers are kept (each ~20 KB of JSON at the default page: a few MB at most). */
 export const SEARCH_ANSWERS_KEPT = 128
 
-/** Distinct album pages kept (each ~20 KB at the default page of 50: about 2.5 MB at most). */
+/** Distinct album pages kept (each ~50 KB of objects at the default page of 50: about 6 MB at most). */
 export const ALBUM_PAGES_KEPT = 128
 
 export const coverUrlOf = (id: AlbumId, source: string | null) => (source === null ? null : `/api/albums/${id}/cover`)
@@ -67,6 +67,17 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row, true)))
     const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row, true)))
 
+    /** `compute`'s answer for `key`, kept in `answers` until the library's version moves on. */
+    const keptPerVersion = <A, E>(answers: VersionedAnswers<A>, key: string, compute: Effect.Effect<A, E>) =>
+      Effect.gen(function* () {
+        const version = yield* changes.libraryVersion
+        const kept = answers.get(key, version)
+        if (kept !== undefined) return kept
+        const answer = yield* compute
+        answers.set(key, version, answer)
+        return answer
+      })
+
     // Album pages per library version, like search answers: every listener browses the same pages, and a hit
     // costs one read of the version instead of the page's query and decoding.
     const albumPages = versionedAnswers<AlbumPage>(ALBUM_PAGES_KEPT)
@@ -86,18 +97,15 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       const limit = clampLimit(query.limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX)
       const sort = query.sort ?? "title"
       const key = JSON.stringify([genre ?? null, query.year_from ?? null, query.year_to ?? null, sort, offset, limit])
-      const version = yield* changes.libraryVersion
-      const kept = albumPages.get(key, version)
-      if (kept !== undefined) return kept
-      const page = yield* browse.albumPage(
-        { genre, yearFrom: query.year_from, yearTo: query.year_to },
-        sort,
-        offset,
-        limit,
+      const page = browse.albumPage({ genre, yearFrom: query.year_from, yearTo: query.year_to }, sort, offset, limit)
+      return yield* keptPerVersion(
+        albumPages,
+        key,
+        Effect.map(
+          page,
+          (found) => new AlbumPage({ items: found.items.map(toAlbumRef), total: found.total, offset, limit }, true),
+        ),
       )
-      const answer = new AlbumPage({ items: page.items.map(toAlbumRef), total: page.total, offset, limit }, true)
-      albumPages.set(key, version, answer)
-      return answer
     })
 
     /** Chips are derived at read time; a failed lookup is logged and answered as no genres. */
@@ -174,20 +182,23 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       const key = searchKeyOf(q)
       if (key === "") return new SearchResult({ artists: [], albums: [], tracks: [] })
       const capped = clampLimit(limit, SEARCH_DEFAULT, SEARCH_MAX)
-      const version = yield* changes.libraryVersion
-      const kept = answers.get(`${capped}:${key}`, version)
-      if (kept !== undefined) return kept
-      const found = yield* browse.search(key, capped)
-      const answer = new SearchResult(
-        {
-          artists: found.artists.map(toArtist),
-          albums: found.albums.map(toAlbumRef),
-          tracks: found.tracks.map(toTrack),
-        },
-        true,
+      const found = browse.search(key, capped)
+      return yield* keptPerVersion(
+        answers,
+        `${capped}:${key}`,
+        Effect.map(
+          found,
+          (rows) =>
+            new SearchResult(
+              {
+                artists: rows.artists.map(toArtist),
+                albums: rows.albums.map(toAlbumRef),
+                tracks: rows.tracks.map(toTrack),
+              },
+              true,
+            ),
+        ),
       )
-      answers.set(`${capped}:${key}`, version, answer)
-      return answer
     })
 
     /**
@@ -202,14 +213,11 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
 
     // Home's first row is the same for everyone until the library changes: kept like the album pages.
     const recentlyAddedKept = versionedAnswers<ReadonlyArray<AlbumRef>>(1)
-    const recentlyAdded = Effect.gen(function* () {
-      const version = yield* changes.libraryVersion
-      const kept = recentlyAddedKept.get("home", version)
-      if (kept !== undefined) return kept
-      const answer = (yield* browse.recentlyAdded(HOME_RECENTLY_ADDED)).map(toAlbumRef)
-      recentlyAddedKept.set("home", version, answer)
-      return answer
-    })
+    const recentlyAdded = keptPerVersion(
+      recentlyAddedKept,
+      "home",
+      Effect.map(browse.recentlyAdded(HOME_RECENTLY_ADDED), (rows) => rows.map(toAlbumRef)),
+    )
 
     /**
      * The cover providers with what each covers, and the coverage roll-up: an album is covered when its source

@@ -25,3 +25,5 @@ export const versionedAnswers = <A>(capacity: number) => {
     },
   }
 }
+
+export type VersionedAnswers<A> = ReturnType<typeof versionedAnswers<A>>
