@@ -13,15 +13,12 @@ export const BACKGROUND_NICE = 10
  * Lowers the calling thread's CPU priority to `nice`. Linux keeps nice per thread, and `/proc/thread-self` names the
  * caller's thread id; elsewhere (or if the system refuses) the thread keeps its priority. Raising nice needs no
  * privilege, and a thread started later by the main thread inherits the main thread's, not this one's.
- * Answers the thread's nice value afterwards, or undefined when it could not be set.
  */
-export const lowerThisThreadsPriority = (nice: number = BACKGROUND_NICE): number | undefined => {
+export const lowerThisThreadsPriority = (nice: number = BACKGROUND_NICE): void => {
   try {
     const threadId = Number(basename(readlinkSync("/proc/thread-self")))
-    if (!Number.isInteger(threadId)) return undefined
-    setPriority(threadId, nice)
-    return nice
+    if (Number.isInteger(threadId)) setPriority(threadId, nice)
   } catch {
-    return undefined
+    // Not Linux, or refused: the thread keeps its priority.
   }
 }

@@ -3,6 +3,28 @@
 // here: the engine's worker imports this file.
 
 /**
+ * Whether `u` has an aggregate's field types: a non-negative integer count, strings and byte arrays. Constant time:
+ * a repository checks this much, and the readers below check the values where they are decoded.
+ */
+export const hasAggregateFields = (
+  u: unknown,
+  count: string,
+  texts: ReadonlyArray<string>,
+  bytes: ReadonlyArray<string>,
+): u is Record<string, unknown> => {
+  if (typeof u !== "object" || u === null) return false
+  const row = u as Record<string, unknown>
+  const n = row[count]
+  return (
+    typeof n === "number" &&
+    Number.isInteger(n) &&
+    n >= 0 &&
+    texts.every((name) => typeof row[name] === "string") &&
+    bytes.every((name) => row[name] instanceof Uint8Array)
+  )
+}
+
+/**
  * Readers of one kind of aggregate (`what`: "play history", "catalog"), each checking its column and throwing on
  * a malformed one (a defect: SQL makes them).
  */

@@ -4,7 +4,7 @@
 // that was ~430 MB allocated on the event loop per load, whose collections stalled the requests around it).
 import { type EntityTagRow, trackTagsOf } from "@tonearm/core"
 import type { LibraryTrack } from "@tonearm/recommend"
-import { aggregateColumns } from "../db/aggregateColumns.js"
+import { aggregateColumns, hasAggregateFields } from "../db/aggregateColumns.js"
 
 /**
  * Every track in id order as one aggregate row, undecoded: ids and nullable texts as JSON arrays, numbers as
@@ -26,20 +26,14 @@ export interface CatalogText {
 }
 
 /** The aggregate's field types (constant time: the repository checks this much, `decodeCatalogText` the rest). */
-export const isCatalogText = (u: unknown): u is CatalogText => {
-  if (typeof u !== "object" || u === null) return false
-  const row = u as Record<string, unknown>
-  return (
-    typeof row.tracks === "number" &&
-    Number.isInteger(row.tracks) &&
-    row.tracks >= 0 &&
-    ["ids", "artist_ids", "album_ids", "album_artist_ids", "genres", "artist_mbids"].every(
-      (name) => typeof row[name] === "string",
-    ) &&
-    ["duration_ms", "year", "added_at_ms"].every((name) => row[name] instanceof Uint8Array) &&
-    (row.tags === undefined || typeof row.tags === "string")
-  )
-}
+export const isCatalogText = (u: unknown): u is CatalogText =>
+  hasAggregateFields(
+    u,
+    "tracks",
+    ["ids", "artist_ids", "album_ids", "album_artist_ids", "genres", "artist_mbids"],
+    ["duration_ms", "year", "added_at_ms"],
+  ) &&
+  (u.tags === undefined || typeof u.tags === "string")
 
 const { invalid, floats, array, texts } = aggregateColumns("catalog", "tracks")
 

@@ -2,7 +2,7 @@
 // (no SQL here): the recommendation engine's worker thread decodes the text, so the HTTP event loop only
 // passes a few strings and byte arrays along (cheap to post) instead of parsing ~5,000 plays per user.
 import { PICK_KINDS, type PickKind, type TrackId } from "@tonearm/core"
-import { aggregateColumns } from "../db/aggregateColumns.js"
+import { aggregateColumns, hasAggregateFields } from "../db/aggregateColumns.js"
 
 /**
  * A user's plays in time order as columns (what the recommendation engine reads): one aggregate row per user
@@ -39,22 +39,13 @@ export interface TasteText {
 }
 
 /** The aggregate's field types (constant time: the repository checks this much, `decodeTasteText` the rest). */
-export const isTasteText = (u: unknown): u is TasteText => {
-  if (typeof u !== "object" || u === null) return false
-  const row = u as Record<string, unknown>
-  return (
-    typeof row.plays === "number" &&
-    Number.isInteger(row.plays) &&
-    row.plays >= 0 &&
-    typeof row.track_ids === "string" &&
-    row.started_at instanceof Uint8Array &&
-    typeof row.skipped === "string" &&
-    row.completion instanceof Uint8Array &&
-    typeof row.device_class === "string" &&
-    typeof row.source === "string" &&
-    typeof row.pick_kind === "string"
+export const isTasteText = (u: unknown): u is TasteText =>
+  hasAggregateFields(
+    u,
+    "plays",
+    ["track_ids", "skipped", "device_class", "source", "pick_kind"],
+    ["started_at", "completion"],
   )
-}
 
 /** Whether a value is a `TasteText` rather than decoded columns or rows (a worker gets either). */
 export const isUndecodedTaste = (u: unknown): u is TasteText =>

@@ -3,18 +3,22 @@ import { describe, expect, it } from "@effect/vitest"
 import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId, UserId } from "@tonearm/core"
 import type { LibraryTrack } from "@tonearm/recommend"
 import { Effect, Layer } from "effect"
-import { type EngineInput, RecommendationEngine } from "../../src/recommendations/RecommendationEngine.js"
-import { RecommendationEngineWorker } from "../../src/recommendations/RecommendationEngineWorker.js"
+import {
+  type CatalogSource,
+  type EngineInput,
+  RecommendationEngine,
+} from "../../src/recommendations/RecommendationEngine.js"
+import { liveEngineWorkers, RecommendationEngineWorker } from "../../src/recommendations/RecommendationEngineWorker.js"
 import { BACKGROUND_NICE } from "../../src/threadPriority.js"
 
 const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
 const uuid = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, "0")}`
-const tracks: Array<LibraryTrack> = Array.from({ length: 100 }, (_, t) => ({
+const tracks: Array<LibraryTrack> = Array.from({ length: 200 }, (_, t) => ({
   id: TrackId.make(uuid(1, t)),
-  artist_id: ArtistId.make(uuid(2, t % 10)),
+  artist_id: ArtistId.make(uuid(2, t % 20)),
   album_id: AlbumId.make(uuid(3, Math.floor(t / 10))),
   duration_ms: 200_000,
-  genre: `Genre ${t % 5}`,
+  genre: `Genre ${t % 7}`,
   year: 1990 + (t % 30),
   added_at_ms: NOW - t * 86_400_000,
 }))
@@ -26,6 +30,45 @@ const input: EngineInput = {
   tuning: SHIPPED_TUNING,
   signals: {},
 }
+
+const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
+  Effect.map(
+    Layer.build(layer),
+    (context) => context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"],
+  )
+
+describe("recommendation engine workers when idle", () => {
+  it.scopedLive(
+    "stop after an idle period, and the next job starts them again with the catalog",
+    () =>
+      Effect.gen(function* () {
+        const before = liveEngineWorkers()
+        const engine = yield* engineOf(RecommendationEngineWorker(1, 300))
+        let loads = 0
+        const source: CatalogSource = {
+          version: "v1",
+          load: Effect.sync(() => {
+            loads++
+            return tracks
+          }),
+        }
+        expect(liveEngineWorkers()).toBe(before) // nothing started before the first job
+        const first = yield* engine.rebuild(source, input)
+        expect(liveEngineWorkers()).toBe(before + 1)
+        expect(loads).toBe(1)
+
+        yield* Effect.sleep("1500 millis")
+        expect(liveEngineWorkers()).toBe(before) // terminated after 300 ms without a job
+
+        // A job after the idle period works: a fresh worker, sent the catalog again, answers the same.
+        const again = yield* engine.rebuild(source, input)
+        expect(loads).toBe(2)
+        expect(again.surfaces.length).toBe(first.surfaces.length)
+        expect(liveEngineWorkers()).toBe(before + 1)
+      }),
+    { timeout: 60_000 },
+  )
+})
 
 /** Each thread of this process and its nice value (/proc/self/task/<tid>/stat, field 19). */
 const niceByThread = (): Map<number, number> => {
@@ -48,8 +91,7 @@ describe("engine worker priority", () => {
     () =>
       Effect.gen(function* () {
         const before = niceByThread()
-        const context = yield* Layer.build(RecommendationEngineWorker(1))
-        const engine = context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"]
+        const engine = yield* engineOf(RecommendationEngineWorker(1))
         const result = yield* engine.rebuild({ version: "v1", load: Effect.succeed(tracks) }, input)
         expect(result.surfaces.length).toBeGreaterThan(0)
         const after = niceByThread()
