@@ -12,6 +12,7 @@ import m0009 from "./migrations/0009_enrichment_requests.js"
 import m0010 from "./migrations/0010_browse_indexes.js"
 import m0011 from "./migrations/0011_undated_album_count.js"
 import m0012 from "./migrations/0012_library_version_index.js"
+import m0013 from "./migrations/0013_taste_profile_json.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -27,6 +28,7 @@ export const migrations = {
   "0010_browse_indexes": m0010,
   "0011_undated_album_count": m0011,
   "0012_library_version_index": m0012,
+  "0013_taste_profile_json": m0013,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

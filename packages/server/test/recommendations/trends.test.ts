@@ -51,16 +51,11 @@ const arrange = (plays: ReadonlyArray<ArrangedPlay>) =>
 
 /** A taste profile's artist weights, as a rebuild would have stored them. */
 const setArtistWeights = (user: SignedIn, weights: Record<string, number>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.gen(function* () {
-      yield* sql`INSERT INTO taste_profiles (user_id, built_at) VALUES (${user.user.id}, now())
-                 ON CONFLICT (user_id) DO UPDATE SET built_at = now()`
-      yield* sql`DELETE FROM taste_profile_weights WHERE user_id = ${user.user.id}`
-      for (const [artist, weight] of Object.entries(weights))
-        yield* sql`INSERT INTO taste_profile_weights (user_id, dimension, key, weight)
-                   VALUES (${user.user.id}, 'artist', ${artist}, ${weight})`
-    }),
-  )
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const rows = Object.entries(weights).map(([key, weight]) => ({ dimension: "artist", key, weight }))
+    return sql`INSERT INTO taste_profiles (user_id, built_at, weights) VALUES (${user.user.id}, now(), ${JSON.stringify(rows)}::json)
+               ON CONFLICT (user_id) DO UPDATE SET built_at = now(), weights = EXCLUDED.weights`
+  })
 
 const pointOf = (trends: RecommendationTrends, family: string, k: number) =>
   trends.series.find((series) => series.family === family)!.points[k]!
