@@ -265,18 +265,32 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
           if (!kept.has(row.system_variant) && row.entry_id !== null) removedEntries.push(row.entry_id)
         if (removedEntries.length > 0) yield* sql`DELETE FROM playlist_tracks WHERE id = ANY(${removedEntries}::uuid[])`
         if (stale.length > 0) yield* sql`DELETE FROM playlists WHERE id = ANY(${stale}::uuid[])`
-        const entries =
-          newEntries.length === 0
+        // Entries reusing a row are updated in place and new ones inserted plainly: an upsert probes the primary
+        // key once more per entry (a fifth of a first build's time in PostgreSQL).
+        const reused = newEntries.filter((entry) => entry.id !== null)
+        const updated =
+          reused.length === 0
+            ? []
+            : yield* sql<{ id: string }>`
+                UPDATE playlist_tracks AS pt
+                SET track_id = e.track_id, position = e.position, pick_kind = e.pick_kind, added_at = ${now}
+                FROM json_to_recordset(${JSON.stringify(reused)}::json)
+                     AS e (id uuid, track_id uuid, position int, pick_kind text)
+                WHERE pt.id = e.id
+                RETURNING pt.id`
+        // A reused row removed meanwhile is written anew under its id, as the upsert this replaces did.
+        const stillThere = new Set(updated.map((row) => row.id))
+        const added = newEntries.filter((entry) => entry.id === null || !stillThere.has(entry.id))
+        const inserted =
+          added.length === 0
             ? []
             : yield* sql<{ id: string }>`
                 INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, added_at)
                 SELECT COALESCE(e.id, gen_random_uuid()), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
-                FROM json_to_recordset(${JSON.stringify(newEntries)}::json)
+                FROM json_to_recordset(${JSON.stringify(added)}::json)
                      AS e (id uuid, playlist_id uuid, track_id uuid, position int, pick_kind text)
-                ON CONFLICT (id) DO UPDATE SET
-                  track_id = EXCLUDED.track_id, position = EXCLUDED.position, pick_kind = EXCLUDED.pick_kind,
-                  added_at = EXCLUDED.added_at
                 RETURNING id`
+        const entries = [...updated, ...inserted]
         return {
           playlists: written.map((row) => row.id),
           deletedPlaylists: stale,

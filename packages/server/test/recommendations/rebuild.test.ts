@@ -167,9 +167,18 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         const sql = yield* SqlClient.SqlClient
         const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM library_changes WHERE scope = ${alice.user.id}`
         const before = (yield* count)[0]!.n
-        yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
+        const entriesBefore = (yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })).tracks
+        const after = yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
         // Same kinds and the same sizes: every entry keeps its id, so no new change-log entity appears.
         expect((yield* count)[0]!.n).toBe(before)
+        expect(after.tracks.map((entry) => [entry.position, entry.entry_id])).toEqual(
+          entriesBefore.map((entry) => [entry.position, entry.entry_id]),
+        )
+        // What a reader gets is the new snapshot, row for row.
+        const read = yield* alice.client.playlists.get({ path: { id: after.id } })
+        expect(read.tracks.map((entry) => [entry.entry_id, entry.track.id, entry.pick_kind])).toEqual(
+          after.tracks.map((entry) => [entry.entry_id, entry.track.id, entry.pick_kind]),
+        )
         // Library sync carries system playlists with their system_variant.
         const variants: Array<string | null> = []
         let cursor: string | undefined
