@@ -98,7 +98,7 @@ const deepEffectImports = (): Plugin => ({
  * the real npm packages left to npm (they are this package's dependencies, at the workspace's versions).
  *
  *   dist/bin.js           the command (shebang), loads each command's code on use (chunk-*.js)
- *   dist/engineWorker.js  the recommendation engine's worker thread (RecommendationEngineWorker resolves it by URL)
+ *   dist/engineWorker.js  the recommendation engine's process (RecommendationEngineWorker forks it by URL)
  *   dist/parseWorker.mjs  the scanner's parse worker, plain JavaScript (ParsePool resolves it by URL)
  *   dist/web/             the web player's built assets (packages/web, built first: it is a devDependency)
  *

@@ -12,7 +12,7 @@ export default defineConfig({
   onSuccess: async () => {
     // The scanner's parse workers load this plain module next to the bundle (ParsePool resolves it by URL).
     copyFileSync("src/library/parseWorker.mjs", "dist/parseWorker.mjs")
-    // The recommendation engine's worker, self-contained (RecommendationEngineWorker resolves it by URL).
+    // The recommendation engine's process entry, self-contained (RecommendationEngineWorker forks it by URL).
     await build({
       entryPoints: ["src/recommendations/engineWorker.ts"],
       outfile: "dist/engineWorker.js",

@@ -326,7 +326,7 @@ const main = Effect.gen(function* () {
     for (const q of ["a", "the", "love", "night"]) await call("GET", `/api/search?q=${q}`, token)
     await call("GET", "/api/library/shuffle?limit=50", token)
     await call("GET", "/api/home", token)
-    // Similar artists run on the recommendation engine's worker thread.
+    // Similar artists run in the recommendation engine's process.
     const firstAlbum = albums.items[0]
     if (firstAlbum !== undefined) await call("GET", `/api/artists/${firstAlbum.artist_id}/similar`, token)
     const peak = { ...reading(pid), serverRssMb: mb(statusKb(pid, "VmHWM")) }

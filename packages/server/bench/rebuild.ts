@@ -1,6 +1,6 @@
 /**
  * Nightly-rebuild benchmark (issue 9): every user's daily job run through the real scheduler
- * (`RebuildScheduler.runDue` → `RebuildService.rebuild` → the worker-thread engine), while a separate process
+ * (`RebuildScheduler.runDue` → `RebuildService.rebuild` → the engine's process), while a separate process
  * browses `GET /api/library/albums` against the same server.
  *
  *   pnpm bench:rebuild [--users 1000] [--plays 5000] [--tracks 100000] [--probe-seconds 10] [--run-users N] [--json]
@@ -9,14 +9,15 @@
  * TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a temporary embedded PostgreSQL. Each user
  * listens mostly around a region of their own in the library (a skewed draw), 15 % skips, over a year.
  *
- * Printed: wall time of the whole run, ms per user, the peak RSS of the server process (main thread and
- * engine workers; PostgreSQL is another process), and the p50/p99 of sequential album-page requests made by
- * a child process over one keep-alive connection, idle first and then during the run; and the main thread's
- * heap peak sampled during the run (RSS less that is mostly the engine workers).
+ * Printed: wall time of the whole run, ms per user, the peak RSS of the server process plus the engine's process
+ * (PostgreSQL is another process), and the p50/p99 of sequential album-page requests made by a child process over
+ * one keep-alive connection, idle first and then during the run; and the main thread's heap peak sampled during
+ * the run.
  *
  * Profiling (Node refuses --cpu-prof in NODE_OPTIONS): run `pnpm bench:rebuild` once to build the bundle, then
  * `cd packages/server/bench/.build/run && node --cpu-prof --cpu-prof-dir=/tmp/prof rebuild.mjs --users 200 --run-users 60`;
- * it writes one .cpuprofile per thread (the engine worker's is the one with rebuildUser on top).
+ * it writes one .cpuprofile per thread of the server's process. The engine's process is forked with its own flags
+ * (`execArgv` in RecommendationEngineWorker.ts): add `--cpu-prof` there to profile it.
  */
 
 import { spawn } from "node:child_process"
@@ -33,7 +34,7 @@ import { TonearmConfig } from "../src/config/TonearmConfig.js"
 import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
 import { HttpAppLive } from "../src/main.js"
 import { RebuildScheduler } from "../src/recommendations/RebuildScheduler.js"
-import { defaultEngineWorkers } from "../src/recommendations/RecommendationEngineWorker.js"
+import { defaultEngineWorkers, engineProcessIds } from "../src/recommendations/RecommendationEngineWorker.js"
 import { benchDatabase, benchSettings } from "./benchSupport.js"
 
 const { values } = parseArgs({
@@ -157,6 +158,44 @@ const threadCpu = (): Map<string, { readonly name: string; readonly seconds: num
     }
   }
   return out
+}
+
+/**
+ * CPU seconds (user + system) of every PostgreSQL process on the machine, with what their exited children used
+ * (a backend that ends during the run is counted in its postmaster's `cutime`/`cstime` from then on).
+ */
+const postgresCpu = (): number => {
+  let seconds = 0
+  for (const pid of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(pid)) continue
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+      const close = stat.lastIndexOf(")")
+      if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue
+      const fields = stat.slice(close + 2).split(" ")
+      seconds += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100
+    } catch {
+      // the process ended
+    }
+  }
+  return seconds
+}
+
+/** A process's CPU seconds so far, its peak and current resident memory (MB); undefined once it has exited. */
+const processStats = (pid: number): { cpuSeconds: number; hwmMb: number; rssMb: number } | undefined => {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
+    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0)
+    return {
+      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100,
+      hwmMb: Math.round(kb("VmHWM") / 1024),
+      rssMb: Math.round(kb("VmRSS") / 1024),
+    }
+  } catch {
+    return undefined
+  }
 }
 
 /** Per-thread CPU used between two `threadCpu` readings, busiest first (threads under 0.5 s summed). */
@@ -296,25 +335,51 @@ const main = Effect.gen(function* () {
     mainPeak.heapUsed = Math.max(mainPeak.heapUsed, usage.heapUsed)
     mainPeak.external = Math.max(mainPeak.external, usage.external)
   }
-  const sampler = setInterval(sample, 250)
+  // The engine's processes (started by the run, stopped 30 s after it): their CPU and peak memory, read before
+  // they stop.
+  const engines = new Map<number, { cpuSeconds: number; hwmMb: number; rssMb: number }>()
+  let combinedPeakMb = 0
+  const sampleEngines = () => {
+    let engineRssMb = 0
+    for (const pid of engineProcessIds()) {
+      const stats = processStats(pid)
+      if (stats === undefined) continue
+      engines.set(pid, stats)
+      engineRssMb += stats.rssMb
+    }
+    combinedPeakMb = Math.max(combinedPeakMb, mb(process.memoryUsage.rss()) + engineRssMb)
+  }
+  const sampler = setInterval(() => {
+    sample()
+    sampleEngines()
+  }, 250)
   const cpuBefore = threadCpu()
+  const postgresBefore = postgresCpu()
   const started = performance.now()
   const ran = yield* scheduler.runDue()
   const wallSeconds = (performance.now() - started) / 1000
   // CPU time is what the run costs whatever else the machine is doing (wall time depends on the load).
   const cpu = cpuBetween(cpuBefore, threadCpu())
+  sampleEngines()
+  const postgresSeconds = postgresCpu() - postgresBefore
   const loadAverage = os.loadavg()
   clearInterval(sampler)
   sample()
   const during = yield* Effect.promise(() => probe.stop())
   const failed = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM rebuild_jobs WHERE last_error IS NOT NULL`
-  const peakRssMb = Math.round(process.resourceUsage().maxRSS / 1024)
+  const serverPeakMb = Math.round(process.resourceUsage().maxRSS / 1024)
+  const enginePeakMb = [...engines.values()].reduce((sum, engine) => sum + engine.hwmMb, 0)
+  // Each process's own peak, summed: an upper bound of what both held at once (sampled: `combined_peak_mb`).
+  const peakRssMb = serverPeakMb + enginePeakMb
   const result = {
     users: ran.length,
     failed: failed[0]!.n,
     wall_s: Number(wallSeconds.toFixed(1)),
     per_user_ms: Number(((wallSeconds * 1000) / ran.length).toFixed(1)),
     peak_rss_mb: peakRssMb,
+    server_peak_rss_mb: serverPeakMb,
+    engine_peak_rss_mb: enginePeakMb,
+    combined_peak_rss_mb: combinedPeakMb,
     rss_before_run_mb: rssBeforeMb,
     main_heap_total_peak_mb: mb(mainPeak.heapTotal),
     main_heap_used_peak_mb: mb(mainPeak.heapUsed),
@@ -328,13 +393,17 @@ const main = Effect.gen(function* () {
     p99_ratio: Number((during.p99_ms / idle.p99_ms).toFixed(2)),
     main_cpu_s: Number((cpu.find((row) => row.name === "main")?.seconds ?? 0).toFixed(1)),
     process_cpu_s: Number(cpu.reduce((sum, row) => sum + row.seconds, 0).toFixed(1)),
+    engine_cpu_s: Number([...engines.values()].reduce((sum, engine) => sum + engine.cpuSeconds, 0).toFixed(1)),
+    postgres_cpu_s: Number(postgresSeconds.toFixed(1)),
     busiest_threads: cpu.slice(0, 5).map((row) => `${row.name}:${row.tid} ${row.seconds.toFixed(1)} s`),
     load_average: loadAverage.map((value) => Number(value.toFixed(2))),
   }
   log(
     `nightly run: ${result.users} users in ${result.wall_s} s (${result.per_user_ms} ms per user), ${result.failed} failed`,
   )
-  log(`peak RSS:    ${result.peak_rss_mb} MB (server process: main thread and engine workers)`)
+  log(
+    `peak RSS:    ${result.peak_rss_mb} MB (server process ${serverPeakMb} MB + engine process ${enginePeakMb} MB, each at its own peak; sampled together ${combinedPeakMb} MB)`,
+  )
   log(
     `memory:      ${result.rss_before_run_mb} MB RSS before the run; main thread heap peak ${result.main_heap_total_peak_mb} MB (${result.main_heap_used_peak_mb} MB used), external ${result.main_external_peak_mb} MB`,
   )
@@ -342,7 +411,7 @@ const main = Effect.gen(function* () {
     `browse p99:  ${result.during_p99_ms} ms during the run (${during.requests} requests, p50 ${during.p50_ms} ms) vs ${result.idle_p99_ms} ms idle: ${result.p99_ratio}×`,
   )
   log(
-    `cpu:         main thread ${result.main_cpu_s} s, whole process ${result.process_cpu_s} s; busiest threads ${result.busiest_threads.join(", ")}`,
+    `cpu:         main thread ${result.main_cpu_s} s, server process ${result.process_cpu_s} s, engine process ${result.engine_cpu_s} s, PostgreSQL ${result.postgres_cpu_s} s; busiest threads ${result.busiest_threads.join(", ")}`,
   )
   log(`load:        ${result.load_average.join(" ")} (1, 5, 15 min) at the end of the run`)
   log(

@@ -1,9 +1,13 @@
-import type { Worker } from "node:worker_threads"
 import { Effect, type Scope } from "effect"
 import { collectGarbageWhenIdle } from "./idleGc.js"
 
-/** A pool's worker threads, started with the first job and stopped when idle (see `idleWorkers`). */
-export interface IdleWorkers<S extends { readonly worker: Worker }> {
+/** What a pool stops: a worker thread, or a process behind the same method. */
+export interface Stoppable {
+  readonly terminate: () => Promise<unknown>
+}
+
+/** A pool's workers, started with the first job and stopped when idle (see `idleWorkers`). */
+export interface IdleWorkers<S extends { readonly worker: Stoppable }> {
   /** The running slots; an owner replaces a crashed worker's slot in place (unless `closed()`). */
   readonly slots: Array<S>
   /** The pool's scope has closed: no worker starts again. */
@@ -15,12 +19,12 @@ export interface IdleWorkers<S extends { readonly worker: Worker }> {
 }
 
 /**
- * The life of a pool of worker threads a server needs only now and then (the parse workers during scans, the
- * recommendation engine during rebuilds): started with the first job, terminated after `idleMs` without one
+ * The life of a pool of workers a server needs only now and then (the parse worker threads during scans, the
+ * recommendation engine's processes during rebuilds): started with the first job, terminated after `idleMs` without one
  * (then one full GC gives the heap back to the system), terminated for good when the scope closes. A worker
  * is taken out of `slots` before it is terminated, so its exit never looks like a crash to be replaced.
  */
-export const idleWorkers = <S extends { readonly worker: Worker }>(options: {
+export const idleWorkers = <S extends { readonly worker: Stoppable }>(options: {
   readonly count: number
   readonly idleMs: number
   readonly spawn: (index: number) => S

@@ -139,7 +139,7 @@ const DiagnosticsServicesLive = Layer.mergeAll(
 /** Listening data, built on the library, the change log and the event bus. */
 const ListeningServicesLive = Layer.mergeAll(LikesService.Default, PlaylistsService.Default, PlaylistCover.Default)
 
-/** Where the recommendation engine computes: worker threads, off the HTTP event loop. */
+/** Where the recommendation engine computes: its own processes, off the HTTP event loop. */
 const RecommendationEngineLive = RecommendationEngineWorker()
 
 /** The recommendation service, over listening data and the live tuning. */

@@ -1,24 +1,30 @@
-import { readlinkSync } from "node:fs"
+import { readdirSync } from "node:fs"
 import { setPriority } from "node:os"
-import { basename } from "node:path"
 
 /**
- * How much background threads (the engine's rebuilds) yield to the HTTP event loop when both want a core: a nice
- * value, per thread on Linux. At 10 the scheduler weighs them at about a tenth of the event loop, so a nightly run
- * only takes what requests leave idle; with nobody browsing it still gets a whole core.
+ * How much background work (the engine's rebuilds) yields to the HTTP event loop when both want a core: a nice
+ * value. At 10 the scheduler weighs it at about a tenth of the event loop, so a nightly run only takes what
+ * requests leave idle; with nobody browsing it still gets a whole core.
  */
 export const BACKGROUND_NICE = 10
 
 /**
- * Lowers the calling thread's CPU priority to `nice`. Linux keeps nice per thread, and `/proc/thread-self` names the
- * caller's thread id; elsewhere (or if the system refuses) the thread keeps its priority. Raising nice needs no
- * privilege, and a thread started later by the main thread inherits the main thread's, not this one's.
+ * Lowers every thread of this process to `nice`, for a process that only does background work (the engine's).
+ * Linux keeps nice per thread: `/proc/self/task` lists them, and a thread started later inherits its creator's.
+ * Raising nice needs no privilege; elsewhere (or if the system refuses) the process keeps its priority.
  */
-export const lowerThisThreadsPriority = (nice: number = BACKGROUND_NICE): void => {
+export const lowerThisProcessPriority = (nice: number = BACKGROUND_NICE): void => {
+  let threads: Array<string>
   try {
-    const threadId = Number(basename(readlinkSync("/proc/thread-self")))
-    if (Number.isInteger(threadId)) setPriority(threadId, nice)
+    threads = readdirSync("/proc/self/task")
   } catch {
-    // Not Linux, or refused: the thread keeps its priority.
+    return // not Linux
+  }
+  for (const thread of threads) {
+    try {
+      setPriority(Number(thread), nice)
+    } catch {
+      // The thread ended, or the system refused: it keeps its priority.
+    }
   }
 }

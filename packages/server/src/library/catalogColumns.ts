@@ -1,5 +1,5 @@
 // The whole library as the recommendation engine reads it, as `BrowseRepository.catalogText` loads it, and its
-// decoding. Kept apart from the repository (no SQL here): the engine's worker thread decodes the text, so the
+// decoding. Kept apart from the repository (no SQL here): the engine's process decodes the text, so the
 // HTTP event loop passes a few strings along instead of decoding and cloning ~100k row objects (at 100k tracks
 // that was ~430 MB allocated on the event loop per load, whose collections stalled the requests around it).
 import { type EntityTagRow, trackTagsOf } from "@tonearm/core"

@@ -1,5 +1,5 @@
 // A user's plays as `PlayRepository.tasteRows` reads them, and their decoding. Kept apart from the repository
-// (no SQL here): the recommendation engine's worker thread decodes the text, so the HTTP event loop only
+// (no SQL here): the recommendation engine's process decodes the text, so the HTTP event loop only
 // passes a few strings and byte arrays along (cheap to post) instead of parsing ~5,000 plays per user.
 import { PICK_KINDS, type PickKind, type TrackId } from "@tonearm/core"
 import { aggregateColumns, hasAggregateFields } from "../db/aggregateColumns.js"

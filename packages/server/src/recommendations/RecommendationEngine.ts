@@ -182,7 +182,7 @@ export const toResult = (built: {
 
 /**
  * The engine's `PlayRow`s of a user's plays, whichever form they came in (the text form is decoded here, on
- * the engine's thread; a malformed one throws, a defect).
+ * the engine's process; a malformed one throws, a defect).
  */
 export const playRowsOf = (plays: ReadonlyArray<PlayRow> | PlayColumns | PlayText): ReadonlyArray<PlayRow> => {
   if (Array.isArray(plays)) return plays

@@ -1,7 +1,7 @@
+import { type ChildProcess, fork } from "node:child_process"
 import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
-import { pathToFileURL } from "node:url"
-import { Worker } from "node:worker_threads"
+import { fileURLToPath, pathToFileURL } from "node:url"
 import { Internal } from "@tonearm/core"
 import type { SeedSimilarities } from "@tonearm/recommend"
 import { type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
@@ -9,6 +9,7 @@ import { Clock, Effect, Layer, Random } from "effect"
 import { collectGarbageWhenIdle } from "../idleGc.js"
 import { idleWorkers } from "../idleWorkers.js"
 import {
+  ENGINE_PROCESS_ENV,
   PATCHED_SIGNALS,
   type PatchedSignals,
   type SharedPlaysRef,
@@ -33,44 +34,70 @@ export const engineSeed: Effect.Effect<number> = Random.nextIntBetween(0, 2 ** 3
 export const defaultEngineWorkers = () => Math.max(1, availableParallelism() - 1)
 
 /**
- * The worker to start. From a build it is `engineWorker.js` next to the bundle (tsup and the bench bundle
- * emit it). From the sources (tsx, vitest) it is `engineWorker.ts`, loaded through tsx's `tsImport`: Node 20
- * does not apply `--import` loader hooks to a worker's entry module.
- */
-/**
- * The old-generation heap of one engine worker. The prepared catalog of a 100k-track library and one rebuild's
- * working set live in well under half of it; without a limit V8 sizes the worker's heap from the machine's
- * memory and lets each rebuild's garbage (library-sized score arrays) pile up between major collections:
- * ~870 MB of RSS at peak instead of ~610 MB in the bench's shape, at no measurable cost per user.
+ * The old-generation heap of one engine process. The prepared catalog of a 100k-track library and one rebuild's
+ * working set live in well under half of it; without a limit V8 sizes the heap from the machine's memory and lets
+ * each rebuild's garbage (library-sized score arrays) pile up between major collections: ~870 MB of RSS at peak
+ * instead of ~610 MB in the bench's shape, at no measurable cost per user.
  */
 export const ENGINE_WORKER_HEAP_MB = 512
 
 /**
- * Engine workers are terminated after this long without a job and started again with the next one (which
- * sends them the catalog again): an idle worker holds its V8 heap and the prepared catalog (50–100 MB for a
- * 20k-track library), which a server between rebuilds and radios should not keep. A nightly rebuild or a
- * burst of radios keeps them busy well within it; a restart costs a spawn and one catalog load.
+ * Engine processes are stopped after this long without a job and started again with the next one (which sends
+ * them the catalog again): an idle one holds its V8 heap and the prepared catalog (50–100 MB for a 20k-track
+ * library), which a server between rebuilds and radios should not keep. A nightly rebuild or a burst of radios
+ * keeps them busy well within it; a restart costs a spawn and one catalog load.
  */
 export const ENGINE_WORKERS_IDLE_MS = 30_000
 
-let liveWorkers = 0
-/** Engine worker threads alive in this process (for tests and the idle-memory bench). */
-export const liveEngineWorkers = (): number => liveWorkers
+const live = new Set<ChildProcess>()
+/** Engine processes alive for this server (for tests and the idle-memory bench). */
+export const liveEngineWorkers = (): number => live.size
+/** Their process ids (the benches add their memory to the server's). */
+export const engineProcessIds = (): ReadonlyArray<number> =>
+  [...live].flatMap((child) => (child.pid === undefined ? [] : [child.pid]))
 
-const spawnWorker = (): Worker => {
-  const here = import.meta.url
-  const resourceLimits = { maxOldGenerationSizeMb: ENGINE_WORKER_HEAP_MB }
-  if (!new URL(here).pathname.endsWith(".ts")) return new Worker(new URL("./engineWorker.js", here), { resourceLimits })
-  const tsx = pathToFileURL(
-    createRequire(here)
-      .resolve("tsx/esm/api")
-      .replace(/\.cjs$/, ".mjs"),
-  ).href
-  const entry = new URL("./engineWorker.ts", here).href
-  return new Worker(
-    `import(${JSON.stringify(tsx)}).then((tsx) => tsx.tsImport(${JSON.stringify(entry)}, ${JSON.stringify(here)})).catch((error) => { setImmediate(() => { throw error }) })`,
-    { eval: true, resourceLimits },
-  )
+/**
+ * The engine runs in its own node process, not a worker thread: V8 collects every isolate's garbage on one
+ * process-wide set of helper threads, at normal priority, so the engine's collections (a heap holding the
+ * prepared catalog, marked again and again through a nightly run) took the cores the HTTP event loop needed.
+ * The process collects on its own thread (`--single-threaded-gc`) and runs every thread at nice 10
+ * (`engineWorker.ts`). Messages use V8's serialisation, as `postMessage` did (maps, buffers).
+ * From a build the entry is `engineWorker.js` next to the bundle (tsup and the bench bundle emit it); from the
+ * sources (tsx, vitest) it is `engineWorker.ts`, loaded through tsx's loader.
+ */
+class EngineProcess {
+  readonly child: ChildProcess
+  constructor() {
+    const here = import.meta.url
+    const fromSources = new URL(here).pathname.endsWith(".ts")
+    const entry = fileURLToPath(new URL(fromSources ? "./engineWorker.ts" : "./engineWorker.js", here))
+    const loader = fromSources ? ["--import", pathToFileURL(createRequire(here).resolve("tsx")).href] : []
+    this.child = fork(entry, [], {
+      serialization: "advanced",
+      execArgv: [
+        ...loader,
+        `--max-old-space-size=${ENGINE_WORKER_HEAP_MB}`,
+        "--max-semi-space-size=8",
+        "--single-threaded-gc",
+      ],
+      env: { ...process.env, [ENGINE_PROCESS_ENV]: "1", MALLOC_ARENA_MAX: "2" },
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    })
+    live.add(this.child)
+    this.child.once("exit", () => live.delete(this.child))
+    // A send to a process that just died reports here, and as its exit: the exit handler fails its jobs.
+    this.child.on("error", () => {})
+  }
+  postMessage(message: WorkerJob): void {
+    if (this.child.connected) this.child.send(message)
+  }
+  terminate(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve()
+    return new Promise((resolve) => {
+      this.child.once("exit", () => resolve())
+      this.child.kill()
+    })
+  }
 }
 
 /**
@@ -100,7 +127,7 @@ export const signalPatch = (
 
 type Resume = (reply: WorkerReply) => void
 interface Slot {
-  readonly worker: Worker
+  readonly worker: EngineProcess
   readonly pending: Map<number, Resume>
   /** The catalog version this worker holds (posted once per version). */
   sent: string | undefined
@@ -113,7 +140,7 @@ interface Slot {
 const defect = (message: string) => new Internal({ message: `recommendation engine: ${message}` })
 
 /**
- * The engine on worker threads, started with the first job and terminated when the layer's scope closes.
+ * The engine in worker processes, started with the first job and stopped when the layer's scope closes.
  * Each worker keeps the prepared catalog of the library version it was last sent; the main thread loads the
  * rows only when a worker lacks the current version, and keeps none of them.
  */
@@ -125,13 +152,9 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
       const catalogLock = yield* Effect.makeSemaphore(1)
 
       const spawn = (index: number): Slot => {
-        const worker = spawnWorker()
-        liveWorkers++
-        worker.once("exit", () => {
-          liveWorkers--
-        })
+        const worker = new EngineProcess()
         const slot: Slot = { worker, pending: new Map(), sent: undefined, signals: new Map(), sharedSent: undefined }
-        worker.on("message", (reply: WorkerReply) => {
+        worker.child.on("message", (reply: WorkerReply) => {
           const resume = slot.pending.get(reply.id)
           if (resume === undefined) return
           slot.pending.delete(reply.id)
@@ -143,8 +166,7 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
           slot.pending.clear()
           if (!pool.closed() && pool.slots[index] === slot) pool.slots[index] = spawn(index)
         }
-        worker.on("error", (error) => replace(`worker crashed: ${error.message}`))
-        worker.on("exit", (code) => replace(`worker exited with code ${code}`))
+        worker.child.on("exit", (code, signal) => replace(`engine process exited (${code ?? signal})`))
         return slot
       }
 

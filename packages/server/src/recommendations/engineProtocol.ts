@@ -16,6 +16,9 @@ export type SignalPatch =
       readonly removed: ReadonlyArray<string>
     }
 
+/** Set in the engine process's environment: the module then serves jobs from its parent. */
+export const ENGINE_PROCESS_ENV = "TONEARM_ENGINE_PROCESS"
+
 /** The per-track maps of `EngineSignals` that travel as patches. */
 export const PATCHED_SIGNALS = ["crossUser", "popularity"] as const
 export type PatchedSignals = Record<(typeof PATCHED_SIGNALS)[number], SignalPatch>
@@ -41,7 +44,7 @@ interface EngineRun {
   readonly shared: SharedPlaysRef | undefined
 }
 
-/** What the main thread posts to an engine worker (structured-cloneable: plain data, Maps and Sets). */
+/** What the main thread sends an engine process (V8-serialisable: plain data, Maps, Sets and buffers). */
 export type WorkerJob =
   | { readonly type: "catalog"; readonly version: string; readonly tracks: ReadonlyArray<LibraryTrack> | CatalogText }
   | (EngineRun & { readonly type: "rebuild" })

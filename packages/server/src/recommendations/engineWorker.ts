@@ -1,13 +1,18 @@
-// The recommendation engine's worker thread (RecommendationEngineWorker.ts spawns it): keeps the prepared
-// catalog of one library version and computes rebuilds, radios and similar artists off the HTTP event loop.
+// The recommendation engine's process (RecommendationEngineWorker.ts forks it): keeps the prepared catalog of one
+// library version and computes rebuilds, radios and similar artists off the HTTP event loop, at a lower priority.
 // Time and chance come from the caller: each job carries the caller's `now` and a seed drawn from its Random.
-import { parentPort } from "node:worker_threads"
 import type { TrackId } from "@tonearm/core"
 import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
 import { libraryTracksOf } from "../library/catalogColumns.js"
-import { lowerThisThreadsPriority } from "../threadPriority.js"
-import { PATCHED_SIGNALS, type SignalPatch, type WorkerJob, type WorkerReply } from "./engineProtocol.js"
+import { lowerThisProcessPriority } from "../threadPriority.js"
+import {
+  ENGINE_PROCESS_ENV,
+  PATCHED_SIGNALS,
+  type SignalPatch,
+  type WorkerJob,
+  type WorkerReply,
+} from "./engineProtocol.js"
 import {
   patchedSharedDerivation,
   playRowsOf,
@@ -101,23 +106,26 @@ export const applyPatch = (
   }
 }
 
-const port = parentPort
-if (port !== null) {
-  // A nightly run keeps this thread busy for minutes: requests on the event loop come first.
-  lowerThisThreadsPriority()
+const send = process.send?.bind(process)
+// Only as the engine's process: tests import this module for its functions.
+if (send !== undefined && process.env[ENGINE_PROCESS_ENV] === "1") {
+  // A nightly run keeps this process busy for minutes: requests on the server's event loop come first.
+  lowerThisProcessPriority()
+  // The server went away (or closed the channel): nothing is left to answer.
+  process.on("disconnect", () => process.exit(0))
   let current: { readonly version: string; readonly catalog: Catalog } | undefined
   const held = new Map<string, Map<string, number> | undefined>()
   /** The server-wide play counts last sent (one per counting window), and their popularity. */
   let shared: SharedPlayCounts | undefined
   const derive = patchedSharedDerivation()
-  port.on("message", (job: WorkerJob) => {
+  process.on("message", (job: WorkerJob) => {
     if (job.type === "catalog") {
       // The main thread sends a version at most once; the rows are dropped once prepared.
       current = undefined
       current = { version: job.version, catalog: buildCatalog(libraryTracksOf(job.tracks)) }
       return
     }
-    const reply = (message: WorkerReply) => port.postMessage(message)
+    const reply = (message: WorkerReply) => send(message)
     if (current === undefined || current.version !== job.version) {
       reply({ id: job.id, ok: false, error: { tag: "Defect", message: `catalog ${job.version} was never sent` } })
       return

@@ -8,7 +8,11 @@ import {
   type EngineInput,
   RecommendationEngine,
 } from "../../src/recommendations/RecommendationEngine.js"
-import { liveEngineWorkers, RecommendationEngineWorker } from "../../src/recommendations/RecommendationEngineWorker.js"
+import {
+  engineProcessIds,
+  liveEngineWorkers,
+  RecommendationEngineWorker,
+} from "../../src/recommendations/RecommendationEngineWorker.js"
 import { BACKGROUND_NICE } from "../../src/threadPriority.js"
 
 const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
@@ -37,7 +41,7 @@ const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
     (context) => context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"],
   )
 
-describe("recommendation engine workers when idle", () => {
+describe("recommendation engine processes when idle", () => {
   it.scopedLive(
     "stop after an idle period, and the next job starts them again with the catalog",
     () =>
@@ -70,12 +74,43 @@ describe("recommendation engine workers when idle", () => {
   )
 })
 
-/** Each thread of this process and its nice value (/proc/self/task/<tid>/stat, field 19). */
-const niceByThread = (): Map<number, number> => {
+describe("recommendation engine process that dies", () => {
+  it.scopedLive(
+    "is replaced: the next job runs on a fresh process, sent the catalog again",
+    () =>
+      Effect.gen(function* () {
+        const known = new Set(engineProcessIds())
+        const engine = yield* engineOf(RecommendationEngineWorker(1))
+        let loads = 0
+        const source: CatalogSource = {
+          version: "v1",
+          load: Effect.sync(() => {
+            loads++
+            return tracks
+          }),
+        }
+        const first = yield* engine.rebuild(source, input)
+        const [pid] = engineProcessIds().filter((id) => !known.has(id))
+        expect(pid).toBeDefined()
+        process.kill(pid!, "SIGKILL")
+        yield* Effect.sleep("300 millis")
+        const again = yield* engine.rebuild(source, input)
+        expect(again.surfaces.length).toBe(first.surfaces.length)
+        expect(loads).toBe(2)
+        const now = engineProcessIds().filter((id) => !known.has(id))
+        expect(now).toHaveLength(1)
+        expect(now[0]).not.toBe(pid)
+      }),
+    { timeout: 60_000 },
+  )
+})
+
+/** Each thread of a process and its nice value (/proc/<pid>/task/<tid>/stat, field 19). */
+const niceByThread = (pid: number | "self"): Map<number, number> => {
   const nice = new Map<number, number>()
-  for (const tid of readdirSync("/proc/self/task")) {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
       // Fields after the parenthesised command name start at field 3 (state): nice is field 19.
       nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]))
     } catch {
@@ -87,17 +122,22 @@ const niceByThread = (): Map<number, number> => {
 
 describe("engine worker priority", () => {
   it.scopedLive(
-    "a rebuild runs on a thread that yields to the HTTP event loop",
+    "a rebuild runs in a process whose every thread yields to the HTTP event loop, which keeps its priority",
     () =>
       Effect.gen(function* () {
-        const before = niceByThread()
+        const before = niceByThread("self")
+        const known = new Set(engineProcessIds())
         const engine = yield* engineOf(RecommendationEngineWorker(1))
         const result = yield* engine.rebuild({ version: "v1", load: Effect.succeed(tracks) }, input)
         expect(result.surfaces.length).toBeGreaterThan(0)
-        const after = niceByThread()
-        const lowered = [...after].filter(([tid, nice]) => !before.has(tid) && nice === BACKGROUND_NICE)
-        expect(lowered.length).toBe(1) // the engine worker's thread, and no other
-        // The event loop keeps its priority.
+        const started = engineProcessIds().filter((pid) => !known.has(pid))
+        expect(started).toHaveLength(1)
+        const engineThreads = [...niceByThread(started[0]!).values()]
+        expect(engineThreads.length).toBeGreaterThan(1)
+        expect(engineThreads.every((nice) => nice === BACKGROUND_NICE)).toBe(true)
+        // Nothing in this process was lowered: the event loop and V8's threads keep their priority.
+        const after = niceByThread("self")
+        expect([...after].filter(([tid, nice]) => before.has(tid) && nice !== before.get(tid))).toEqual([])
         expect(after.get(process.pid)).toBe(before.get(process.pid))
       }),
     { timeout: 60_000 },

@@ -77,7 +77,7 @@ const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
 /** Runs an engine call at the fixed test instant. */
 const atNow = <A, E>(effect: Effect.Effect<A, E>) => effect.pipe(Effect.withClock(fixedClock(NOW)))
 
-describe("recommendation engine on a worker thread", () => {
+describe("recommendation engine in its own process", () => {
   it.scoped(
     "the worker engine and the in-process engine give the same snapshot for the same input, seed and now",
     () =>
