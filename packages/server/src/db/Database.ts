@@ -1,16 +1,9 @@
 import { createHash } from "node:crypto"
-import { SqlClient, SqlError } from "@effect/sql"
+import { SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Context, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { TonearmConfig } from "../config/TonearmConfig.js"
-import {
-  BACKGROUND_APPLICATION_NAME,
-  BACKGROUND_POOL_MAX,
-  BackgroundDatabase,
-  backgroundDatabaseOf,
-  lowerBackendPriority,
-} from "./BackgroundDatabase.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { MigrationsLive } from "./Migrations.js"
 
@@ -141,18 +134,17 @@ export const DB_POOL_MAX = Config.integer("TONEARM_DB_POOL_MAX").pipe(
  */
 export const DB_PREPARE = Config.boolean("TONEARM_DB_PREPARE").pipe(Config.withDefault(true))
 
-const uncancellablePool = (url: Redacted.Redacted, background = false) =>
+const uncancellablePool = (url: Redacted.Redacted) =>
   Effect.acquireRelease(
     Effect.map(Effect.orDie(Config.all([DB_POOL_MAX, DB_PREPARE])), ([max, prepare]) => {
       const pool = new UncancellablePool({
         connectionString: Redacted.value(url),
-        max: background ? BACKGROUND_POOL_MAX : max,
+        max,
         idleTimeoutMillis: 60_000,
-        application_name: background ? BACKGROUND_APPLICATION_NAME : "tonearm",
+        application_name: "tonearm",
       })
       // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.
       pool.on("error", () => {})
-      if (background) pool.on("connect", lowerBackendPriority)
       pool.prepare = prepare
       return pool
     }),
@@ -176,26 +168,9 @@ const uncancellablePool = (url: Redacted.Redacted, background = false) =>
     ),
   )
 
-/**
- * A pool on `url`: dates stay `Date`, counts come back as numbers via `::int` in SQL. With it, the background pool
- * on the same database (`BackgroundDatabase`).
- */
+/** A pool on `url`: dates stay `Date`, counts come back as numbers via `::int` in SQL. */
 export const pgClientLayer = (url: Redacted.Redacted) =>
-  Layer.merge(
-    PgClient.layerFromPool({ acquire: uncancellablePool(url), applicationName: "tonearm" }),
-    Layer.scoped(
-      BackgroundDatabase,
-      Effect.map(
-        Layer.build(
-          PgClient.layerFromPool({
-            acquire: uncancellablePool(url, true),
-            applicationName: BACKGROUND_APPLICATION_NAME,
-          }),
-        ),
-        (context) => backgroundDatabaseOf(Context.get(context, SqlClient.SqlClient)),
-      ),
-    ),
-  )
+  PgClient.layerFromPool({ acquire: uncancellablePool(url), applicationName: "tonearm" })
 
 /** `TONEARM_DATABASE_URL` when set, else the embedded cluster inside the data directory. */
 export const PgLive = Layer.unwrapScoped(
@@ -209,7 +184,7 @@ export const PgLive = Layer.unwrapScoped(
 
 /** The production database: connected, then migrated before anything else uses it. */
 export const makeDatabaseLive = <E, R>(
-  pg: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | BackgroundDatabase, E, R>,
+  pg: Layer.Layer<PgClient.PgClient | import("@effect/sql").SqlClient.SqlClient, E, R>,
 ) => MigrationsLive.pipe(Layer.provideMerge(pg))
 
 export const DatabaseLive = makeDatabaseLive(PgLive)

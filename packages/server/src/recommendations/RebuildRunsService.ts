@@ -9,7 +9,6 @@ import {
 } from "@tonearm/core"
 import { Cause, DateTime, Effect, Ref } from "effect"
 import { AccountsService } from "../accounts/index.js"
-import { BackgroundDatabase } from "../db/BackgroundDatabase.js"
 import { RUN_CONCURRENCY } from "./RebuildScheduler.js"
 import { RebuildService } from "./RebuildService.js"
 
@@ -25,7 +24,6 @@ export class RebuildRunsService extends Effect.Service<RebuildRunsService>()("@t
   scoped: Effect.gen(function* () {
     const rebuilds = yield* RebuildService
     const accounts = yield* AccountsService
-    const background = yield* BackgroundDatabase
     const scope = yield* Effect.scope
     const runs = yield* Ref.make<ReadonlyMap<RebuildRunId, RebuildRun>>(new Map())
 
@@ -68,7 +66,7 @@ export class RebuildRunsService extends Effect.Service<RebuildRunsService>()("@t
         return next
       })
       const one = (user: UserId) =>
-        background.run(rebuilds.rebuild(user)).pipe(
+        rebuilds.rebuild(user).pipe(
           Effect.matchCauseEffect({
             onSuccess: () => update(id, (r) => new RebuildRun({ ...r, done: r.done + 1 })),
             onFailure: (cause) =>

@@ -2,7 +2,6 @@ import { nextRunAt, type UserId } from "@tonearm/core"
 import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { AccountLifecycle, AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
-import { BackgroundDatabase } from "../db/BackgroundDatabase.js"
 import { RebuildJobRepository } from "./RebuildJobRepository.js"
 import { RebuildService } from "./RebuildService.js"
 import { defaultEngineWorkers } from "./RecommendationEngineWorker.js"
@@ -45,7 +44,6 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
     const jobs = yield* RebuildJobRepository
     const rebuilds = yield* RebuildService
     const accounts = yield* AccountsService
-    const background = yield* BackgroundDatabase
 
     /** Claims one due job (moving it to its next 03:00 in the same statement), or none. */
     const claimOne = Effect.gen(function* () {
@@ -56,12 +54,9 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
       return (yield* jobs.claimDue(now, next, 1))[0]
     })
 
-    /**
-     * One user's rebuild, its statements on the background pool; a failure is logged and recorded on the job, and
-     * the run goes on.
-     */
+    /** One user's rebuild; a failure is logged and recorded on the job, and the run goes on. */
     const runOne = (user: UserId) =>
-      background.run(rebuilds.rebuild(user)).pipe(
+      rebuilds.rebuild(user).pipe(
         Effect.zipRight(Effect.flatMap(currentDate, (at) => jobs.finish(user, at, null))),
         Effect.catchAllCause((cause) =>
           Effect.gen(function* () {
