@@ -7,6 +7,37 @@ import pg from "pg"
 import { DEFAULT_MAX_BODY_BYTES, RADIO_DEFAULTS, type TonearmSettings } from "../src/config/TonearmConfig.js"
 import { embeddedPostgres } from "../src/db/EmbeddedPostgres.js"
 
+/** Clock ticks per second in /proc's CPU times (USER_HZ). */
+const TICKS = 100
+
+/**
+ * One /proc `stat` file (a process's or a thread's): its command name and its CPU seconds, user + system, and with
+ * its reaped children's (`cutime`/`cstime`) as `withChildrenSeconds`; the parent pid. Undefined once it is gone.
+ */
+export const procStat = (
+  file: string,
+): { name: string; ppid: number; seconds: number; withChildrenSeconds: number } | undefined => {
+  let stat: string
+  try {
+    stat = fs.readFileSync(file, "utf8")
+  } catch {
+    return undefined
+  }
+  const close = stat.lastIndexOf(")")
+  // Fields after the parenthesised name start at field 3 (state): ppid is 4, utime 14, stime 15, cutime 16, cstime 17.
+  const fields = stat
+    .slice(close + 2)
+    .split(" ")
+    .map(Number)
+  const seconds = (fields[11]! + fields[12]!) / TICKS
+  return {
+    name: stat.slice(stat.indexOf("(") + 1, close),
+    ppid: fields[1]!,
+    seconds,
+    withChildrenSeconds: seconds + (fields[13]! + fields[14]!) / TICKS,
+  }
+}
+
 const adminQuery = (url: string, statement: string) =>
   Effect.promise(async () => {
     const client = new pg.Client({ connectionString: url })

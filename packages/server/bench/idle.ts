@@ -22,7 +22,7 @@ import * as path from "node:path"
 import { parseArgs } from "node:util"
 import { Effect } from "effect"
 import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
-import { benchDatabase } from "./benchSupport.js"
+import { benchDatabase, procStat } from "./benchSupport.js"
 
 const TARGET_MB = 150
 
@@ -123,12 +123,8 @@ const descendants = (root: number): Array<number> => {
   const parents = new Map<number, number>()
   for (const entry of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, "utf8")
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]))
-    } catch {
-      // gone meanwhile
-    }
+    const stat = procStat(`/proc/${entry}/stat`)
+    if (stat !== undefined) parents.set(Number(entry), stat.ppid) // else gone meanwhile
   }
   const found: Array<number> = []
   const queue = [root]

@@ -35,7 +35,7 @@ import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
 import { HttpAppLive } from "../src/main.js"
 import { RebuildScheduler } from "../src/recommendations/RebuildScheduler.js"
 import { defaultEngineWorkers, engineProcessIds } from "../src/recommendations/RecommendationEngineWorker.js"
-import { benchDatabase, benchSettings } from "./benchSupport.js"
+import { benchDatabase, benchSettings, procStat } from "./benchSupport.js"
 
 const { values } = parseArgs({
   options: {
@@ -145,17 +145,9 @@ const startProbe = (url: string, token: string, seconds: number) => {
 /** CPU seconds (user + system) of every thread of this process, by thread id, with the thread's name. */
 const threadCpu = (): Map<string, { readonly name: string; readonly seconds: number }> => {
   const out = new Map<string, { readonly name: string; readonly seconds: number }>()
-  const ticks = 100 // USER_HZ
   for (const tid of fs.readdirSync("/proc/self/task")) {
-    try {
-      const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, "utf8")
-      const close = stat.lastIndexOf(")")
-      const name = stat.slice(stat.indexOf("(") + 1, close)
-      const fields = stat.slice(close + 2).split(" ")
-      out.set(tid, { name, seconds: (Number(fields[11]) + Number(fields[12])) / ticks })
-    } catch {
-      // the thread ended
-    }
+    const stat = procStat(`/proc/self/task/${tid}/stat`)
+    if (stat !== undefined) out.set(tid, { name: stat.name, seconds: stat.seconds })
   }
   return out
 }
@@ -168,34 +160,24 @@ const postgresCpu = (): number => {
   let seconds = 0
   for (const pid of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(pid)) continue
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-      const close = stat.lastIndexOf(")")
-      if (stat.slice(stat.indexOf("(") + 1, close) !== "postgres") continue
-      const fields = stat.slice(close + 2).split(" ")
-      seconds += (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / 100
-    } catch {
-      // the process ended
-    }
+    const stat = procStat(`/proc/${pid}/stat`)
+    if (stat?.name === "postgres") seconds += stat.withChildrenSeconds
   }
   return seconds
 }
 
 /** A process's CPU seconds so far, its peak and current resident memory (MB); undefined once it has exited. */
 const processStats = (pid: number): { cpuSeconds: number; hwmMb: number; rssMb: number } | undefined => {
+  const stat = procStat(`/proc/${pid}/stat`)
+  let status: string
   try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8")
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
-    const status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
-    const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0)
-    return {
-      cpuSeconds: (Number(fields[11]) + Number(fields[12])) / 100,
-      hwmMb: Math.round(kb("VmHWM") / 1024),
-      rssMb: Math.round(kb("VmRSS") / 1024),
-    }
+    status = fs.readFileSync(`/proc/${pid}/status`, "utf8")
   } catch {
     return undefined
   }
+  if (stat === undefined) return undefined
+  const kb = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0)
+  return { cpuSeconds: stat.seconds, hwmMb: Math.round(kb("VmHWM") / 1024), rssMb: Math.round(kb("VmRSS") / 1024) }
 }
 
 /** Per-thread CPU used between two `threadCpu` readings, busiest first (threads under 0.5 s summed). */

@@ -41,6 +41,19 @@ const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
     (context) => context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"],
   )
 
+/** The test catalog at version v1, counting how often the engine loads it. */
+const countedSource = (): CatalogSource & { readonly loads: () => number } => {
+  let loads = 0
+  return {
+    version: "v1",
+    load: Effect.sync(() => {
+      loads++
+      return tracks
+    }),
+    loads: () => loads,
+  }
+}
+
 describe("recommendation engine processes when idle", () => {
   it.scopedLive(
     "stop after an idle period, and the next job starts them again with the catalog",
@@ -48,25 +61,18 @@ describe("recommendation engine processes when idle", () => {
       Effect.gen(function* () {
         const before = liveEngineWorkers()
         const engine = yield* engineOf(RecommendationEngineWorker(1, 300))
-        let loads = 0
-        const source: CatalogSource = {
-          version: "v1",
-          load: Effect.sync(() => {
-            loads++
-            return tracks
-          }),
-        }
+        const source = countedSource()
         expect(liveEngineWorkers()).toBe(before) // nothing started before the first job
         const first = yield* engine.rebuild(source, input)
         expect(liveEngineWorkers()).toBe(before + 1)
-        expect(loads).toBe(1)
+        expect(source.loads()).toBe(1)
 
         yield* Effect.sleep("1500 millis")
         expect(liveEngineWorkers()).toBe(before) // terminated after 300 ms without a job
 
         // A job after the idle period works: a fresh worker, sent the catalog again, answers the same.
         const again = yield* engine.rebuild(source, input)
-        expect(loads).toBe(2)
+        expect(source.loads()).toBe(2)
         expect(again.surfaces.length).toBe(first.surfaces.length)
         expect(liveEngineWorkers()).toBe(before + 1)
       }),
@@ -81,14 +87,7 @@ describe("recommendation engine process that dies", () => {
       Effect.gen(function* () {
         const known = new Set(engineProcessIds())
         const engine = yield* engineOf(RecommendationEngineWorker(1))
-        let loads = 0
-        const source: CatalogSource = {
-          version: "v1",
-          load: Effect.sync(() => {
-            loads++
-            return tracks
-          }),
-        }
+        const source = countedSource()
         const first = yield* engine.rebuild(source, input)
         const [pid] = engineProcessIds().filter((id) => !known.has(id))
         expect(pid).toBeDefined()
@@ -96,7 +95,7 @@ describe("recommendation engine process that dies", () => {
         yield* Effect.sleep("300 millis")
         const again = yield* engine.rebuild(source, input)
         expect(again.surfaces.length).toBe(first.surfaces.length)
-        expect(loads).toBe(2)
+        expect(source.loads()).toBe(2)
         const now = engineProcessIds().filter((id) => !known.has(id))
         expect(now).toHaveLength(1)
         expect(now[0]).not.toBe(pid)
