@@ -208,6 +208,17 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
      * row is upserted, its entries rewritten in place (entry i keeps the id entry i had, so a daily rebuild
      * adds no rows to the sync log), and system playlists of kinds this rebuild no longer makes are deleted.
      */
+    /**
+     * A version 7 UUID (RFC 9562: the milliseconds since the epoch, then random bits) for a new snapshot entry:
+     * one rebuild's entries sit side by side at the end of the primary key's index, where random ids put every
+     * entry on a page of its own (each one a full-page image in the write-ahead log after a checkpoint).
+     */
+    // The random bits come from gen_random_uuid(): its hex digits 1–12 and 18–32 are all random.
+    const timeOrderedId = sql.literal(`(
+      lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') || '7'
+      || substr(replace(gen_random_uuid()::text, '-', ''), 1, 3) || to_hex(8 + floor(random() * 4)::int)
+      || substr(replace(gen_random_uuid()::text, '-', ''), 18, 15))::uuid`)
+
     const replaceSystem = (ownerId: UserId, snapshots: ReadonlyArray<SystemSnapshot>, now: Date) =>
       Effect.gen(function* () {
         const before = yield* sql<{
@@ -286,7 +297,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
             ? []
             : yield* sql<{ id: string }>`
                 INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, added_at)
-                SELECT COALESCE(e.id, gen_random_uuid()), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
+                SELECT COALESCE(e.id, ${timeOrderedId}), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
                 FROM json_to_recordset(${JSON.stringify(added)}::json)
                      AS e (id uuid, playlist_id uuid, track_id uuid, position int, pick_kind text)
                 RETURNING id`

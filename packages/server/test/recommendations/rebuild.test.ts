@@ -192,6 +192,21 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       }),
     )
 
+    it.effect("new snapshot entries get time-ordered ids (UUID version 7): one rebuild's entries sit together", () =>
+      Effect.gen(function* () {
+        const forYou = yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
+        expect(forYou.tracks.length).toBeGreaterThan(0)
+        for (const entry of forYou.tracks) {
+          const hex = entry.entry_id.replaceAll("-", "")
+          expect(hex[12]).toBe("7")
+          expect("89ab").toContain(hex[16])
+          // The first 48 bits are the milliseconds of the database's clock when the entry was first written.
+          const writtenAt = Number.parseInt(hex.slice(0, 12), 16)
+          expect(Math.abs(Date.now() - writtenAt)).toBeLessThan(3_600_000)
+        }
+      }),
+    )
+
     it.effect("a play from a system source takes its pick kind from the user's current snapshot", () =>
       Effect.gen(function* () {
         const forYou = yield* alice.client.systemPlaylists.shuffle({ path: { kind: "for_you" } })
