@@ -13,7 +13,7 @@ import {
   liveEngineWorkers,
   RecommendationEngineWorker,
 } from "../../src/recommendations/RecommendationEngineWorker.js"
-import { BACKGROUND_NICE } from "../../src/threadPriority.js"
+import { BACKGROUND_NICE, SCHED_IDLE } from "../../src/threadPriority.js"
 
 const NOW = Date.UTC(2026, 5, 15, 3, 0, 0)
 const uuid = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, "0")}`
@@ -104,40 +104,46 @@ describe("recommendation engine process that dies", () => {
   )
 })
 
-/** Each thread of a process and its nice value (/proc/<pid>/task/<tid>/stat, field 19). */
-const niceByThread = (pid: number | "self"): Map<number, number> => {
-  const nice = new Map<number, number>()
+/** Each thread of a process, its nice value and scheduling policy (/proc/<pid>/task/<tid>/stat, fields 19, 41). */
+const schedulingByThread = (pid: number | "self"): Map<number, { nice: number; policy: number }> => {
+  const threads = new Map<number, { nice: number; policy: number }>()
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
       const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8")
-      // Fields after the parenthesised command name start at field 3 (state): nice is field 19.
-      nice.set(Number(tid), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]))
+      // Fields after the parenthesised command name start at field 3 (state).
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+      threads.set(Number(tid), { nice: Number(fields[16]), policy: Number(fields[38]) })
     } catch {
       // The thread ended while listing.
     }
   }
-  return nice
+  return threads
 }
 
 describe("engine worker priority", () => {
   it.scopedLive(
-    "a rebuild runs in a process whose every thread yields to the HTTP event loop, which keeps its priority",
+    "a rebuild runs in a process whose every thread is in the idle class at nice 10, the HTTP event loop keeping its priority",
     () =>
       Effect.gen(function* () {
-        const before = niceByThread("self")
+        const before = schedulingByThread("self")
         const known = new Set(engineProcessIds())
         const engine = yield* engineOf(RecommendationEngineWorker(1))
         const result = yield* engine.rebuild({ version: "v1", load: Effect.succeed(tracks) }, input)
         expect(result.surfaces.length).toBeGreaterThan(0)
         const started = engineProcessIds().filter((pid) => !known.has(pid))
         expect(started).toHaveLength(1)
-        const engineThreads = [...niceByThread(started[0]!).values()]
+        const engineThreads = [...schedulingByThread(started[0]!).values()]
         expect(engineThreads.length).toBeGreaterThan(1)
-        expect(engineThreads.every((nice) => nice === BACKGROUND_NICE)).toBe(true)
-        // Nothing in this process was lowered: the event loop and V8's threads keep their priority.
-        const after = niceByThread("self")
-        expect([...after].filter(([tid, nice]) => before.has(tid) && nice !== before.get(tid))).toEqual([])
-        expect(after.get(process.pid)).toBe(before.get(process.pid))
+        expect(engineThreads.every(({ nice }) => nice === BACKGROUND_NICE)).toBe(true)
+        expect(engineThreads.every(({ policy }) => policy === SCHED_IDLE)).toBe(true)
+        // Nothing in this process was lowered: the event loop and V8's threads keep their priority and class.
+        const after = schedulingByThread("self")
+        const changed = [...after].filter(([tid, now]) => {
+          const was = before.get(tid)
+          return was !== undefined && (now.nice !== was.nice || now.policy !== was.policy)
+        })
+        expect(changed).toEqual([])
+        expect(after.get(process.pid)).toEqual(before.get(process.pid))
       }),
     { timeout: 60_000 },
   )
