@@ -3,7 +3,8 @@
  * (`RebuildScheduler.runDue` → `RebuildService.rebuild` → the engine's process), while a separate process
  * browses `GET /api/library/albums` against the same server.
  *
- *   pnpm bench:rebuild [--users 1000] [--plays 5000] [--tracks 100000] [--probe-seconds 10] [--run-users N] [--json]
+ *   pnpm bench:rebuild [--users 1000] [--plays 5000] [--tracks 100000] [--probe-seconds 10] [--probe-rate 0]
+ *                      [--run-users N] [--json]
  *
  * The library and the plays are synthetic rows inserted straight into a fresh database (no audio files): on
  * TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a temporary embedded PostgreSQL. Each user
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     plays: { type: "string", default: "5000" },
     tracks: { type: "string", default: "100000" },
     "probe-seconds": { type: "string", default: "10" },
+    "probe-rate": { type: "string", default: "0" },
     "run-users": { type: "string" },
     json: { type: "boolean", default: false },
     phase: { type: "string" },
@@ -61,13 +63,17 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 /**
- * Child phase: GET /api/library/albums in a loop, one request at a time on a keep-alive connection, until
- * stdin closes (or `--probe-seconds` pass when it is a fixed-length probe). Prints the latencies' summary.
+ * Child phase: GET /api/library/albums until stdin closes (or `--probe-seconds` pass when it is a fixed-length
+ * probe). At `--probe-rate` R > 0 a request is due every 1/R s whatever the ones before did (an open loop, as
+ * people browse), each timed from when it was due, so a stall counts for every request it delays; at 0, one
+ * request after the other on one keep-alive connection (a closed loop: the probe takes all the CPU it is given).
+ * Prints the latencies' summary.
  */
 const probePhase = async () => {
   const url = `${values.url}/api/library/albums`
   const headers = { authorization: `Bearer ${values.token}` }
   const seconds = Number(values["probe-seconds"])
+  const rate = Number(values["probe-rate"])
   let stop = false
   process.stdin.on("end", () => {
     stop = true
@@ -76,12 +82,27 @@ const probePhase = async () => {
   const deadline = seconds > 0 ? performance.now() + seconds * 1000 : Number.POSITIVE_INFINITY
   const latencies: Array<number> = []
   let failures = 0
-  while (!stop && performance.now() < deadline) {
-    const started = performance.now()
+  const browse = async (due: number) => {
     const response = await fetch(url, { headers })
     await response.arrayBuffer()
     if (!response.ok) failures++
-    latencies.push(performance.now() - started)
+    latencies.push(performance.now() - due)
+  }
+  if (rate > 0) {
+    const every = 1000 / rate
+    const first = performance.now()
+    const inFlight = new Set<Promise<void>>()
+    for (let i = 0; !stop; i++) {
+      const due = first + i * every
+      if (due >= deadline) break
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      const request: Promise<void> = browse(due).finally(() => inFlight.delete(request))
+      inFlight.add(request)
+    }
+    await Promise.all(inFlight)
+  } else {
+    while (!stop && performance.now() < deadline) await browse(performance.now())
   }
   latencies.sort((a, b) => a - b)
   console.log(
@@ -119,6 +140,8 @@ const startProbe = (url: string, token: string, seconds: number) => {
       token,
       "--probe-seconds",
       String(seconds),
+      "--probe-rate",
+      values["probe-rate"]!,
     ],
     { stdio: ["pipe", "pipe", "inherit"] },
   )
