@@ -204,21 +204,21 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       )
 
     /**
-     * Replaces the owner's system playlists with `snapshots` (inside the caller's transaction): each kind's
-     * row is upserted, its entries rewritten in place (entry i keeps the id entry i had, so a daily rebuild
-     * adds no rows to the sync log), and system playlists of kinds this rebuild no longer makes are deleted.
-     */
-    /**
      * A version 7 UUID (RFC 9562: the milliseconds since the epoch, then random bits) for a new snapshot entry:
      * one rebuild's entries sit side by side at the end of the primary key's index, where random ids put every
-     * entry on a page of its own (each one a full-page image in the write-ahead log after a checkpoint).
+     * entry on a page of its own (each one a full-page image in the write-ahead log after a checkpoint). The random
+     * bits come from gen_random_uuid(), whose hex digits 1–12 and 18–32 are all random.
      */
-    // The random bits come from gen_random_uuid(): its hex digits 1–12 and 18–32 are all random.
     const timeOrderedId = sql.literal(`(
       lpad(to_hex((extract(epoch FROM clock_timestamp()) * 1000)::bigint), 12, '0') || '7'
       || substr(replace(gen_random_uuid()::text, '-', ''), 1, 3) || to_hex(8 + floor(random() * 4)::int)
       || substr(replace(gen_random_uuid()::text, '-', ''), 18, 15))::uuid`)
 
+    /**
+     * Replaces the owner's system playlists with `snapshots` (inside the caller's transaction): each kind's
+     * row is upserted, its entries rewritten in place (entry i keeps the id entry i had, so a daily rebuild
+     * adds no rows to the sync log), and system playlists of kinds this rebuild no longer makes are deleted.
+     */
     const replaceSystem = (ownerId: UserId, snapshots: ReadonlyArray<SystemSnapshot>, now: Date) =>
       Effect.gen(function* () {
         const before = yield* sql<{
