@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
+  addressWithoutHops,
   DEFAULT_TRUSTED_HOPS,
   hopsFromSetting,
   normalizeSocketPeer,
@@ -59,6 +60,16 @@ describe("trusted-hop model (spec Authentication 5)", () => {
         const resolved = resolveClientAddress({ hops, forwardedChain: entries, socketPeer: "peer" })
         if (hops === 0 || hops > entries.length) expect(resolved).toBe("peer")
         else expect(resolved).toBe(entries[entries.length - hops])
+      }),
+    )
+  })
+
+  it("with no forwarded chain the address is the socket peer whatever the hops, so the setting need not be read", () => {
+    fc.assert(
+      fc.property(fc.array(fc.ipV4(), { maxLength: 3 }), fc.integer({ min: 0, max: 10 }), (entries, hops) => {
+        const known = addressWithoutHops({ forwardedChain: entries, socketPeer: "peer" })
+        if (entries.length > 0) expect(known).toBeUndefined()
+        else expect(known).toBe(resolveClientAddress({ hops, forwardedChain: entries, socketPeer: "peer" }))
       }),
     )
   })

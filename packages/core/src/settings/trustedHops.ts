@@ -35,6 +35,16 @@ export const resolveClientAddress = (input: {
   return index >= 0 ? input.forwardedChain[index]! : input.socketPeer
 }
 
+/**
+ * The address when no setting can change it: with an empty forwarded chain every hop count resolves to the
+ * socket peer (hops 0 by rule, hops ≥ 1 because the header is too short), so the setting need not be read.
+ * `undefined` when the chain has entries and the setting decides.
+ */
+export const addressWithoutHops = (input: {
+  readonly forwardedChain: ReadonlyArray<string>
+  readonly socketPeer: string
+}): string | undefined => (input.forwardedChain.length === 0 ? input.socketPeer : undefined)
+
 /** A stored hop setting is used only when it is an integer in range; anything else is the default. */
 export const hopsFromSetting = (value: unknown): number =>
   typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TRUSTED_HOPS

@@ -1,4 +1,5 @@
 import {
+  addressWithoutHops,
   DEFAULT_TRUSTED_HOPS,
   hopsFromSetting,
   normalizeSocketPeer,
@@ -40,9 +41,20 @@ export class TrustedProxies extends Effect.Service<TrustedProxies>()("@tonearm/s
       })
     }
 
-    /** The address sessions record for this connection under the current setting. */
-    const clientAddress = (connection: ConnectionFacts) =>
-      Effect.map(currentHops, (hops) => describeWith(hops, connection).resolved_address)
+    /**
+     * The address sessions record for this connection under the current setting. A request with no
+     * X-Forwarded-For resolves to its socket peer under every setting, so it skips the read (one round trip of
+     * every authenticated request made straight to the server).
+     */
+    const clientAddress = (connection: ConnectionFacts) => {
+      const known = addressWithoutHops({
+        forwardedChain: parseForwardedChain(connection.forwardedFor),
+        socketPeer: normalizeSocketPeer(connection.socketPeer),
+      })
+      return known !== undefined
+        ? Effect.succeed(known)
+        : Effect.map(currentHops, (hops) => describeWith(hops, connection).resolved_address)
+    }
 
     const describe = (connection: ConnectionFacts) => Effect.map(currentHops, (hops) => describeWith(hops, connection))
 
