@@ -12,17 +12,25 @@ export interface LibraryFile {
   readonly mtimeMs: number
 }
 
-/** How long a root's real path is reused: a stream or cover request then makes one file-system call fewer. */
-const REAL_ROOT_REUSE_MS = 1_000
-const realRoots = new Map<string, { readonly path: string; readonly until: number }>()
+/**
+ * How long a real path is reused: a stream or cover request then makes two file-system calls fewer (the root's
+ * and the file's), and a symlink re-pointed elsewhere is followed within a second.
+ */
+const REAL_PATH_REUSE_MS = 1_000
+/** Real paths kept at most: a few thousand files requested within one second. */
+const REAL_PATHS_KEPT = 4_096
+const realPaths = new Map<string, { readonly path: string; readonly until: number }>()
 
-/** A root's real path, looked up again a second later (a root re-pointed elsewhere is followed within a second). */
-const realRootOf = async (root: string): Promise<string> => {
+/** A path's real path, looked up again once a second has passed. */
+const reusedRealPath = async (of: string): Promise<string> => {
   const now = performance.now()
-  const kept = realRoots.get(root)
+  const kept = realPaths.get(of)
   if (kept !== undefined && kept.until > now) return kept.path
-  const real = await fs.realpath(root)
-  realRoots.set(root, { path: real, until: now + REAL_ROOT_REUSE_MS })
+  const real = await fs.realpath(of)
+  realPaths.delete(of)
+  // Insertion order: the first key is the oldest lookup.
+  if (realPaths.size >= REAL_PATHS_KEPT) realPaths.delete(realPaths.keys().next().value as string)
+  realPaths.set(of, { path: real, until: now + REAL_PATH_REUSE_MS })
   return real
 }
 
@@ -33,10 +41,10 @@ const realRootOf = async (root: string): Promise<string> => {
 export const resolveInLibrary = (root: string, relative: string) =>
   Effect.promise(async (): Promise<Option.Option<LibraryFile>> => {
     try {
-      const realRoot = await realRootOf(root)
+      const realRoot = await reusedRealPath(root)
       const candidate = path.resolve(realRoot, ...relative.split("/"))
       if (!candidate.startsWith(realRoot + path.sep)) return Option.none()
-      const real = await fs.realpath(candidate)
+      const real = await reusedRealPath(candidate)
       if (!real.startsWith(realRoot + path.sep)) return Option.none()
       const stat = await fs.stat(real)
       if (!stat.isFile()) return Option.none()

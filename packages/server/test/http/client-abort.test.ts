@@ -13,14 +13,14 @@ import { serverUrl, TestServerLive } from "../support/TestServer.js"
  */
 
 /** A GET with a bearer token, left open; the returned effect closes it from the client side. */
-const openRequest = (route: string, token: string) =>
+const openRequest = (route: string, token: string, headers: Record<string, string>) =>
   Effect.gen(function* () {
     const base = new URL(yield* serverUrl)
     const request = http.get({
       host: base.hostname,
       port: base.port,
       path: route,
-      headers: { authorization: `Bearer ${token}` },
+      headers: { ...headers, authorization: `Bearer ${token}` },
     })
     request.on("error", () => {})
     return Effect.sync(() => request.destroy())
@@ -48,13 +48,18 @@ const untilWaiting = (like: string) =>
   })
 
 /** Locks with `lock`, sends a request that waits behind it, closes the client, and checks the statement waits on. */
-const abortBehind = (lock: Effect.Effect<unknown, unknown, SqlClient.SqlClient>, like: string, token: string) =>
+const abortBehind = (
+  lock: Effect.Effect<unknown, unknown, SqlClient.SqlClient>,
+  like: string,
+  token: string,
+  headers: Record<string, string> = {},
+) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* lock
-        const close = yield* openRequest("/api/library/genres", token)
+        const close = yield* openRequest("/api/library/genres", token, headers)
         expect(yield* untilWaiting(like)).toBe(true)
         yield* close
         yield* Effect.sleep("300 millis")
@@ -80,7 +85,10 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "60 seconds" })("c
     Effect.gen(function* () {
       const { token } = yield* logIn("admin")
       const sql = yield* SqlClient.SqlClient
-      yield* abortBehind(sql`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`, "%FROM settings%", token)
+      // Through a proxy: only a request with X-Forwarded-For reads the hop setting.
+      yield* abortBehind(sql`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`, "%FROM settings%", token, {
+        "x-forwarded-for": "203.0.113.7",
+      })
     }),
   )
 })

@@ -163,19 +163,19 @@ layer(TestServerLive({ libraryDir: library }), { excludeTestServices: true, time
       }),
     )
 
-    it.effect("two range requests on one keep-alive connection are framed exactly", () =>
+    /** Sends every range on one keep-alive connection (the last closes it); answers the responses as framed. */
+    const rangesOnOneConnection = (trackId: TrackId, token: string, ranges: ReadonlyArray<string>) =>
       Effect.gen(function* () {
-        const { token } = yield* adminToken
-        const track = yield* trackAt(".mp3")
         const base = new URL(yield* serverUrl)
         const request = (range: string, close: boolean) =>
-          `GET /api/tracks/${track.id}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nRange: ${range}\r\n${close ? "Connection: close\r\n" : ""}\r\n`
+          `GET /api/tracks/${trackId}/stream HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${token}\r\nRange: ${range}\r\n${close ? "Connection: close\r\n" : ""}\r\n`
         const raw = yield* Effect.promise(
           () =>
             new Promise<Buffer>((resolve, reject) => {
               const socket = net.connect(Number(base.port), base.hostname, () => {
-                socket.write(request("bytes=10-109", false))
-                socket.write(request("bytes=200-249", true))
+                ranges.forEach((range, index) => {
+                  socket.write(request(range, index === ranges.length - 1))
+                })
               })
               const chunks: Array<Buffer> = []
               socket.on("data", (chunk) => chunks.push(chunk))
@@ -193,10 +193,41 @@ layer(TestServerLive({ libraryDir: library }), { excludeTestServices: true, time
           responses.push({ status, body: raw.subarray(headerEnd + 4, headerEnd + 4 + length) })
           offset = headerEnd + 4 + length
         }
+        expect(offset).toBe(raw.length)
+        return responses
+      })
+
+    it.effect("two range requests on one keep-alive connection are framed exactly", () =>
+      Effect.gen(function* () {
+        const { token } = yield* adminToken
+        const track = yield* trackAt(".mp3")
+        const responses = yield* rangesOnOneConnection(track.id, token, ["bytes=10-109", "bytes=200-249"])
         expect(responses.map((response) => response.status)).toEqual([206, 206])
         expect(responses[0]!.body.equals(track.bytes.subarray(10, 110))).toBe(true)
         expect(responses[1]!.body.equals(track.bytes.subarray(200, 250))).toBe(true)
-        expect(offset).toBe(raw.length)
+      }),
+    )
+
+    it.effect("small ranges (read at once) and large ones (read stream) are byte-exact on one connection", () =>
+      Effect.gen(function* () {
+        const { token } = yield* adminToken
+        // Over 128 KB: the whole file goes through a read stream, a small range through one read.
+        const track = yield* trackAt(".flac")
+        expect(track.bytes.length).toBeGreaterThan(128 * 1024)
+        const size = track.bytes.length
+        const responses = yield* rangesOnOneConnection(track.id, token, [
+          "bytes=10-109",
+          "bytes=0-",
+          `bytes=${size - 131072}-`,
+          `bytes=${size - 131073}-`,
+          "bytes=200-249",
+        ])
+        expect(responses.map((response) => response.status)).toEqual([206, 206, 206, 206, 206])
+        expect(responses[0]!.body.equals(track.bytes.subarray(10, 110))).toBe(true)
+        expect(responses[1]!.body.equals(track.bytes)).toBe(true)
+        expect(responses[2]!.body.equals(track.bytes.subarray(size - 131072))).toBe(true)
+        expect(responses[3]!.body.equals(track.bytes.subarray(size - 131073))).toBe(true)
+        expect(responses[4]!.body.equals(track.bytes.subarray(200, 250))).toBe(true)
       }),
     )
 
