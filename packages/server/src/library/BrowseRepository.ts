@@ -247,15 +247,22 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
                 ) found ORDER BY half, key COLLATE "C", year LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(AlbumRecord)),
             ),
+            // Each half finds its page of ids on the title-order index alone (an index-only walk that tests the
+            // word on the index entry), then reads those rows: walked with every column, a common two-letter word
+            // fetched each of the ~2,000 rows it passed over from the table (about twice the time at 100k tracks).
             sql`${perExecution}SELECT * FROM (
-                  (SELECT 0 AS half, t.search_key AS key, ${trackColumns} FROM ${trackFrom}
-                   WHERE t.search_key COLLATE "C" >= ${key} AND t.search_key COLLATE "C" < ${upper}
-                     AND starts_with(t.search_key, ${key})
-                   ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit})
+                  (SELECT 0 AS half, hit.key, ${trackColumns}
+                   FROM (SELECT t.search_key AS key, t.id FROM tracks t
+                         WHERE t.search_key COLLATE "C" >= ${key} AND t.search_key COLLATE "C" < ${upper}
+                           AND starts_with(t.search_key, ${key})
+                         ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit}) hit
+                   JOIN (${trackFrom}) ON t.id = hit.id)
                   UNION ALL
-                  (SELECT 1 AS half, t.search_key AS key, ${trackColumns} FROM ${trackFrom}
-                   WHERE t.search_key LIKE ${inner} AND NOT starts_with(t.search_key, ${key})
-                   ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit})
+                  (SELECT 1 AS half, hit.key, ${trackColumns}
+                   FROM (SELECT t.search_key AS key, t.id FROM tracks t
+                         WHERE t.search_key LIKE ${inner} AND NOT starts_with(t.search_key, ${key})
+                         ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit}) hit
+                   JOIN (${trackFrom}) ON t.id = hit.id)
                 ) found ORDER BY half, key COLLATE "C", id LIMIT ${limit}`.pipe(
               Effect.flatMap(decodeRows(TrackRecord)),
             ),
