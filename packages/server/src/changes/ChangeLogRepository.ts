@@ -68,9 +68,12 @@ export class ChangeLogRepository extends Effect.Service<ChangeLogRepository>()("
         orInternal("ChangeLogRepository.changesAfter"),
       )
 
-    /** The latest change to the shared library: a version that moves whenever a track, album or artist does. */
+    /**
+     * The latest change to the shared library: a version that moves whenever a track, album or artist does. The
+     * scope is written into the statement so that migration 0014's partial index of shared changes matches it.
+     */
     const libraryVersion = sql<{ seq: string | null }>`
-      SELECT max(seq)::text AS seq FROM library_changes WHERE scope = ${SHARED_SCOPE}::uuid`.pipe(
+      SELECT max(seq)::text AS seq FROM library_changes WHERE scope = ${sql.literal(`'${SHARED_SCOPE}'`)}::uuid`.pipe(
       Effect.map((rows) => rows[0]?.seq ?? "0"),
       orInternal("ChangeLogRepository.libraryVersion"),
     )

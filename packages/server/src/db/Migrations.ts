@@ -13,6 +13,7 @@ import m0010 from "./migrations/0010_browse_indexes.js"
 import m0011 from "./migrations/0011_undated_album_count.js"
 import m0012 from "./migrations/0012_library_version_index.js"
 import m0013 from "./migrations/0013_taste_profile_json.js"
+import m0014 from "./migrations/0014_library_version_shared_index.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -29,6 +30,7 @@ export const migrations = {
   "0011_undated_album_count": m0011,
   "0012_library_version_index": m0012,
   "0013_taste_profile_json": m0013,
+  "0014_library_version_shared_index": m0014,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
