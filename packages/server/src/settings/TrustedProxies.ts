@@ -47,13 +47,12 @@ export class TrustedProxies extends Effect.Service<TrustedProxies>()("@tonearm/s
      * every authenticated request made straight to the server).
      */
     const clientAddress = (connection: ConnectionFacts) => {
-      const known = addressWithoutHops({
-        forwardedChain: parseForwardedChain(connection.forwardedFor),
-        socketPeer: normalizeSocketPeer(connection.socketPeer),
-      })
+      const forwardedChain = parseForwardedChain(connection.forwardedFor)
+      const socketPeer = normalizeSocketPeer(connection.socketPeer)
+      const known = addressWithoutHops({ forwardedChain, socketPeer })
       return known !== undefined
         ? Effect.succeed(known)
-        : Effect.map(currentHops, (hops) => describeWith(hops, connection).resolved_address)
+        : Effect.map(currentHops, (hops) => resolveClientAddress({ hops, forwardedChain, socketPeer }))
     }
 
     const describe = (connection: ConnectionFacts) => Effect.map(currentHops, (hops) => describeWith(hops, connection))

@@ -19,6 +19,8 @@ const repoint = (target: string) => {
   fs.rmSync(link)
   fs.symlinkSync(target, link)
 }
+/** Past the second a real path is reused for (a real timer: these tests run on the test clock). */
+const pastReuse = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_100)))
 const sizeOf = Effect.map(
   resolveInLibrary(root, "Artist/track.mp3"),
   Option.map((file) => file.sizeBytes),
@@ -29,7 +31,7 @@ describe("track files (real paths reused for a second)", () => {
     Effect.gen(function* () {
       expect(yield* sizeOf).toEqual(Option.some(100))
       repoint(path.join(root, "Artist", "second.mp3"))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_100)))
+      yield* pastReuse
       expect(yield* sizeOf).toEqual(Option.some(200))
     }),
   )
@@ -37,13 +39,13 @@ describe("track files (real paths reused for a second)", () => {
   it.effect("a link re-pointed out of the library is refused within a second, and never serves the outside", () =>
     Effect.gen(function* () {
       repoint(path.join(root, "Artist", "first.mp3"))
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_100)))
+      yield* pastReuse
       expect(yield* sizeOf).toEqual(Option.some(100))
       repoint(path.join(base, "outside.mp3"))
       // Inside the second the link may still resolve to what it was: a file inside the library, never outside.
       const meanwhile = yield* sizeOf
       expect(Option.getOrElse(meanwhile, () => 0)).not.toBe(300)
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1_100)))
+      yield* pastReuse
       expect(yield* sizeOf).toEqual(Option.none())
     }),
   )
