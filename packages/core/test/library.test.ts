@@ -1,34 +1,52 @@
 import { describe, expect, it } from "@effect/vitest"
 import {
-  albumArtistOf,
+  albumArtistsOf,
+  creditsOf,
+  displayOf,
   isAudioPath,
   pickSidecarCover,
   releaseDateOf,
   searchKeyOf,
   sortNameOf,
+  sortNameWith,
+  splitArtistText,
   VARIOUS_ARTISTS,
 } from "../src/index.js"
 
-const tags = (artist: string, albumArtist: string | null = null, compilation = false) => ({
-  album: "A",
-  artist,
-  albumArtist,
+const file = (artist: string, albumArtist: string | null = null, compilation = false) => ({
+  credits: splitArtistText(artist),
+  albumArtists: albumArtist === null ? [] : splitArtistText(albumArtist),
+  albumArtistText: albumArtist,
   compilation,
 })
 
 describe("album rules (contract Library)", () => {
-  it("the album artist wins over the track artist", () => {
-    expect(albumArtistOf([tags("Guest", "Band"), tags("Band", "Band")])).toBe("Band")
-    expect(albumArtistOf([tags("Solo"), tags("Solo")])).toBe("Solo")
+  it("album artist rule: the album-artist tag wins over the track artists", () => {
+    expect(albumArtistsOf([file("Guest", "Band"), file("Band", "Band")]).names).toEqual(["Band"])
+    expect(albumArtistsOf([file("Solo"), file("Solo")])).toEqual({
+      names: ["Solo"],
+      display: "Solo",
+      compilation: false,
+    })
   })
 
-  it("a compilation flag or a Various Artists album artist makes one Various Artists album", () => {
-    expect(albumArtistOf([tags("X", "X", true), tags("Y")])).toBe(VARIOUS_ARTISTS)
-    expect(albumArtistOf([tags("X", "VA"), tags("Y", "various artists")])).toBe(VARIOUS_ARTISTS)
+  it("album artist rule: a compilation flag or a Various Artists album artist makes one Various Artists album", () => {
+    expect(albumArtistsOf([file("X", null, true), file("Y")]).names).toEqual([VARIOUS_ARTISTS])
+    expect(albumArtistsOf([file("X", "VA"), file("Y", "various artists")])).toEqual({
+      names: [VARIOUS_ARTISTS],
+      display: VARIOUS_ARTISTS,
+      compilation: true,
+    })
   })
 
-  it("several track artists under no album artist are a compilation", () => {
-    expect(albumArtistOf([tags("X"), tags("Y"), tags("X")])).toBe(VARIOUS_ARTISTS)
+  it("album artist rule: untagged, the main artist on at least half the tracks is the album artist", () => {
+    // One featured guest never turns an artist's own album into a compilation.
+    expect(albumArtistsOf([file("Band feat. Guest"), file("Band"), file("Band")]).names).toEqual(["Band"])
+    expect(albumArtistsOf([file("X"), file("Y"), file("X"), file("Y")]).names).toEqual(["X"])
+  })
+
+  it("album artist rule: untagged, no main artist on half the tracks is Various Artists", () => {
+    expect(albumArtistsOf([file("X"), file("Y"), file("Z")]).names).toEqual([VARIOUS_ARTISTS])
   })
 
   it("a full date, a month, a year or a bare year number become release_date and year; nothing is undated", () => {
@@ -62,5 +80,62 @@ describe("indexed files and sidecar covers", () => {
     expect(pickSidecarCover(["folder.png", "front.jpg"])).toBe("folder.png")
     expect(pickSidecarCover(["cover.png", "COVER.JPG"])).toBe("COVER.JPG")
     expect(pickSidecarCover(["scan.jpg", "back.jpg", "cover.gif"])).toBeUndefined()
+  })
+})
+
+describe("artist credits (contract Library model)", () => {
+  it("artist credits: feat., ft. and featuring credit the names after them as featured", () => {
+    expect(splitArtistText("Alice feat. Bob")).toEqual([
+      { name: "Alice", role: "main" },
+      { name: "Bob", role: "featured" },
+    ])
+    expect(splitArtistText("Alice FT. Bob")).toEqual([
+      { name: "Alice", role: "main" },
+      { name: "Bob", role: "featured" },
+    ])
+    expect(splitArtistText("Alice featuring Bob; Carol")).toEqual([
+      { name: "Alice", role: "main" },
+      { name: "Bob", role: "featured" },
+      { name: "Carol", role: "featured" },
+    ])
+  })
+
+  it("artist credits: ' / ' and '; ' separate main artists; AC/DC, &, x and vs. stay one name", () => {
+    expect(splitArtistText("Alice / Bob; Carol").map((c) => c.name)).toEqual(["Alice", "Bob", "Carol"])
+    for (const one of ["AC/DC", "Simon & Garfunkel", "Holy Soldier vs. Øystein Petrov", "Alice x Bob"]) {
+      expect(splitArtistText(one)).toEqual([{ name: one, role: "main" }])
+    }
+  })
+
+  it("artist credits: the separator list is a setting", () => {
+    expect(splitArtistText("Alice & Bob", [" & "]).map((c) => c.name)).toEqual(["Alice", "Bob"])
+    expect(splitArtistText("Alice feat. Bob", [])).toEqual([{ name: "Alice feat. Bob", role: "main" }])
+  })
+
+  it("artist credits: padding is trimmed and a name credited twice is one credit", () => {
+    expect(splitArtistText("  Alice   feat. Bob  feat. alice ")).toEqual([
+      { name: "Alice", role: "main" },
+      { name: "Bob", role: "featured" },
+    ])
+  })
+
+  it("artist credits: the multi-valued ARTISTS tag wins; the display text still marks who is featured", () => {
+    expect(creditsOf({ names: ["Alice", "Bob"], texts: ["Alice feat. Bob"] })).toEqual([
+      { name: "Alice", role: "main" },
+      { name: "Bob", role: "featured" },
+    ])
+    expect(creditsOf({ names: [], texts: ["Holy Soldier", "Sinnero"] }).map((c) => c.name)).toEqual([
+      "Holy Soldier",
+      "Sinnero",
+    ])
+    expect(displayOf(creditsOf({ names: ["A", "B", "C"], texts: ["A, B feat. C"] }))).toBe("A, B feat. C")
+  })
+
+  it("sort names: a sort tag wins; else a leading article from the list moves to the end", () => {
+    expect(sortNameWith("The Beatles", "Beatles")).toBe("Beatles")
+    expect(sortNameWith("Los Lobos", null)).toBe("Lobos, Los")
+    expect(sortNameWith("The Beatles", null, [])).toBe("The Beatles")
+    expect(sortNameWith("Die Toten Hosen", null, ["Die"])).toBe("Toten Hosen, Die")
+    expect(sortNameWith("The", null)).toBe("The")
   })
 })

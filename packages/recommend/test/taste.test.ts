@@ -8,6 +8,7 @@ import {
   decayFactor,
   EMPTY_TASTE_PROFILE,
   eraOfYear,
+  FEATURED_CREDIT_SHARE,
   type LibraryTrack,
   moodOfTag,
   moodsOfTags,
@@ -40,6 +41,25 @@ describe("taste profile builder (and the mood and era vocabularies)", () => {
   describe("taste profile builder", () => {
     it("a full play today adds 1 to its artist (play-equivalents)", () => {
       expect(profileOf([[0, 0]]).artists.get(artistId(0))).toBeCloseTo(1, 12)
+    })
+
+    it("taste credits every credited artist of a play: another main artist fully, a featured guest at FEATURED_CREDIT_SHARE", () => {
+      const credited = buildCatalog(
+        [libraryTrack(0, { artist: 0, genre: "Rock", year: 1994, tags: [] })].map((track) => ({
+          ...track,
+          credits: [
+            { artist_id: artistId(1), role: "main" as const },
+            { artist_id: artistId(2), role: "featured" as const },
+          ],
+        })),
+      )
+      const history = summarizeHistory({ catalog: credited, plays: [play(0, 0)], likes: {}, timeZone: "UTC" })
+      const profile = buildTasteProfile({ catalog: credited, history, taste, now: NOW })
+      expect(profile.artists.get(artistId(0))).toBeCloseTo(1, 12)
+      expect(profile.artists.get(artistId(1))).toBeCloseTo(1, 12)
+      expect(profile.artists.get(artistId(2))).toBeCloseTo(FEATURED_CREDIT_SHARE, 12)
+      // A guest with no tracks of their own still has an index (their page, their taste weight).
+      expect(credited.artistIndex.has(artistId(2))).toBe(true)
     })
 
     it("completion goes through the tunable curve: 0.6 → 0.3, 0.9 → 0.9", () => {

@@ -352,7 +352,22 @@ const main = async () => {
     )
     const album = albums.items.find((item) => item.cover_url !== null) ?? albums.items[0]
     if (album === undefined) throw new Error("the library has no albums")
-    const detail = await call<{ tracks: Array<{ id: string }> }>("GET", `/api/albums/${album.id}`, token)
+    const detail = await call<{ tracks: Array<{ id: string; title: string; artists: Array<{ name: string }> }> }>(
+      "GET",
+      `/api/albums/${album.id}`,
+      token,
+    )
+    // Search words from that track as someone would type them: an artist's word and a title's, and a typo of the
+    // longest word (two letters swapped, so that nothing matches and the closest items are the answer).
+    const wordsOf = (text: string) => text.split(/[^\p{L}\p{N}']+/u).filter((word) => word !== "")
+    const first = detail.tracks[0]
+    const artistWords = wordsOf(first?.artists[0]?.name ?? "")
+    const titleWords = wordsOf(first?.title ?? "")
+    const artistTitle = `${artistWords[0] ?? "the"} ${titleWords[0] ?? "love"}`.toLowerCase()
+    const longest = [...artistWords, ...titleWords].reduce((a, b) => (b.length > a.length ? b : a), "")
+    const typed = longest.length >= 5 ? longest : "beyonce"
+    const typo = `${typed.slice(0, 1)}${typed.slice(2, 3)}${typed.slice(1, 2)}${typed.slice(3)}`.toLowerCase()
+    log(`search words: artist+title "${artistTitle}", typo "${typo}" (of "${typed}")`)
     // An OpenSubsonic API key for the `/rest` routes ({apiKey}); empty on a server without the route.
     const apiKey = await call<{ key: string }>("POST", "/api/me/api-keys", token, { name: "bench" }).then(
       (created) => created.key,
@@ -362,8 +377,10 @@ const main = async () => {
       apiKey,
       albumId: album.id,
       artistId: album.artist_id,
-      trackId: detail.tracks[0]?.id ?? "",
+      trackId: first?.id ?? "",
       genre: encodeURIComponent(genre),
+      artistTitle: encodeURIComponent(artistTitle),
+      typo: encodeURIComponent(typo),
       username: USERNAME,
       password: PASSWORD,
       token,

@@ -8,6 +8,8 @@
  *   {username} {password} {token}   the bench's account and its bearer token (e.g. Subsonic `u`/`p`)
  *   {apiKey}                        an OpenSubsonic API key of the bench's account (Subsonic `apiKey`)
  *   {word}                          a different two-letter word on every request (wrk's Lua script rotates them)
+ *   {artistTitle}                   a word of that track's first artist and a word of its title ("muse uprising")
+ *   {typo}                          a word of that track's artist or title with two letters swapped (a typo)
  */
 export interface BenchRoute {
   /** Short label in the table. */
@@ -28,6 +30,10 @@ export const DEFAULT_ROUTES: ReadonlyArray<BenchRoute> = [
   { name: "albums title", path: "/api/library/albums?limit=50&sort=title" },
   { name: "albums genre", path: "/api/library/albums?genre={genre}&limit=10" },
   { name: "search the", path: "/api/search?q=the" },
+  // Issue 31's search: a word being typed, an artist with a title, a typo (nothing matches: the closest items).
+  { name: "search prefix", path: "/api/search?q=harb" },
+  { name: "search artist+title", path: "/api/search?q={artistTitle}" },
+  { name: "search typo", path: "/api/search?q={typo}" },
   // Never the same words twice (two-letter prefixes in turn): a search no cache has answered before.
   { name: "search new", path: "/api/search?q={word}" },
   { name: "album detail", path: "/api/albums/{albumId}" },

@@ -43,11 +43,13 @@ import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
   BootScanLive,
+  CatalogRules,
   CoverService,
   CoversHttpLive,
   LibraryHttpLive,
   LibraryService,
   LibraryWatcherLive,
+  LyricsService,
   MissingTracksHttpLive,
   ParsePool,
   ScanHttpLive,
@@ -111,6 +113,7 @@ const FoundationServicesLive = Layer.mergeAll(
   TrustedProxies.Default,
   RequestAuthenticator.Default,
   LibraryService.Default,
+  LyricsService.Default,
   CoverService.Default,
   ScanService.Default,
   Scanner.Default,
@@ -184,6 +187,7 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provide(Mailer.layer),
   Layer.provide(FetchHttpClient.layer),
   Layer.provideMerge(ParsePool.layer()),
+  Layer.provideMerge(CatalogRules.layer),
   Layer.provideMerge(StreamSecretLive),
 )
 

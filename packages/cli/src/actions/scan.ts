@@ -64,7 +64,7 @@ const scanHere = (flags: ScanFlags, target: Local) =>
       const summary = result.value
       yield* Effect.sync(() =>
         console.log(
-          `scanned ${summary.filesSeen} files in ${summary.seconds.toFixed(1)} s: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.errors} errors`,
+          `scanned ${summary.filesSeen} files in ${summary.seconds.toFixed(1)} s: ${summary.added} added, ${summary.updated} updated, ${summary.removed} removed, ${summary.skipped} skipped, ${summary.errors} errors`,
         ),
       )
       yield* printFailedFiles(yield* (yield* ScanService).errors({ limit: FAILED_SHOWN }))
@@ -83,7 +83,7 @@ const statusPrinter = () => {
   let printed = false
   return (status: ScanStatus) =>
     Effect.sync(() => {
-      const line = `scanning: ${status.files_seen} files · ${status.added} added · ${status.updated} updated · ${status.removed} removed · ${status.errors} errors`
+      const line = `scanning: ${status.files_seen} files · ${status.added} added · ${status.updated} updated · ${status.removed} removed · ${status.skipped} skipped · ${status.errors} errors`
       if (tty) {
         process.stderr.write(`\r\x1b[2K${line}`)
         if (status.state !== "running") process.stderr.write("\n")
@@ -128,7 +128,7 @@ const scanOnServer = (flags: ScanFlags, session: Session) =>
               null,
               2,
             )
-          : `scanned ${status.files_seen} files in ${seconds.toFixed(1)} s: ${status.added} added, ${status.updated} updated, ${status.removed} removed, ${status.errors} errors`,
+          : `scanned ${status.files_seen} files in ${seconds.toFixed(1)} s: ${status.added} added, ${status.updated} updated, ${status.removed} removed, ${status.skipped} skipped, ${status.errors} errors`,
       ),
     )
     if (!flags.json) yield* printFailedFiles(failed)

@@ -2,12 +2,14 @@ import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/p
 import { Schema } from "effect"
 import { ConflictingFilters, envelopeOf, InvertedYearRange, NotFound } from "../errors.js"
 import { AdminAuthentication, Authentication } from "../http/Authentication.js"
-import { AlbumId, ArtistId } from "../ids.js"
+import { AlbumId, ArtistId, TrackId } from "../ids.js"
 import {
   AlbumDetail,
   AlbumPage,
   AlbumQuery,
   ArtistDetail,
+  ArtistPage,
+  ArtistQuery,
   CoverQuery,
   CoverSources,
   GenreRow,
@@ -17,11 +19,13 @@ import {
   ShuffleResult,
   YearRow,
 } from "./Library.js"
+import { Lyrics } from "./lyrics.js"
 import { MissingTrackPage, MissingTracksQuery, PurgeMissingRequest, PurgeMissingResult } from "./missing.js"
 import { ScanErrorPage, ScanErrorsQuery, ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
 
 const albumId = HttpApiSchema.param("id", AlbumId)
 const artistId = HttpApiSchema.param("id", ArtistId)
+const trackId = HttpApiSchema.param("id", TrackId)
 
 /** Browsing the indexed library. */
 export class LibraryApi extends HttpApiGroup.make("library")
@@ -43,13 +47,28 @@ export class LibraryApi extends HttpApiGroup.make("library")
       .addError(envelopeOf(InvertedYearRange))
       .annotate(
         OpenApi.Description,
-        "A page of albums, filtered by `genre` or by an inclusive `year_from`–`year_to` range (either edge may be open), never both.",
+        "A page of albums, filtered by `genre` or by an inclusive `year_from`–`year_to` range (either edge may be open), never both. With `artist_id`, that artist's albums (`role=album_artist`, the default) or the other albums crediting them (`role=appears_on`), in year order; an unknown artist has an empty page.",
       ),
+  )
+  .add(
+    HttpApiEndpoint.get("artists", "/api/library/artists")
+      .setUrlParams(ArtistQuery)
+      .addSuccess(ArtistPage)
+      .annotate(OpenApi.Description, "A page of artists A–Z by sort name (every credited artist has a row)."),
   )
   .add(HttpApiEndpoint.get("shuffle", "/api/library/shuffle").setUrlParams(LimitQuery).addSuccess(ShuffleResult))
   .add(HttpApiEndpoint.get("search", "/api/search").setUrlParams(SearchQuery).addSuccess(SearchResult))
   .add(HttpApiEndpoint.get("album")`/api/albums/${albumId}`.addSuccess(AlbumDetail).addError(envelopeOf(NotFound)))
   .add(HttpApiEndpoint.get("artist")`/api/artists/${artistId}`.addSuccess(ArtistDetail).addError(envelopeOf(NotFound)))
+  .add(
+    HttpApiEndpoint.get("lyrics")`/api/tracks/${trackId}/lyrics`
+      .addSuccess(Lyrics)
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "The track's lyrics, read from its files: a sidecar `.lrc` with the audio file's base name, else the file's tags (synced ID3 SYLT or LRC-formatted text first, then USLT, Vorbis/FLAC `LYRICS`/`UNSYNCEDLYRICS`, MP4 `©lyr`), else a sidecar `.txt`. `start_ms` is null in unsynced lines; `lang` is null when unknown. 404 `not_found` for an unknown or missing track, or when it has no lyrics.",
+      ),
+  )
   .middleware(Authentication)
   .annotate(OpenApi.Title, "Library") {}
 

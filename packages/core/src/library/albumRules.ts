@@ -1,7 +1,6 @@
 /**
- * How a folder's tagged files become albums (contract "Library"): the album artist wins over the track
- * artist; a compilation flag, an album artist named like "Various Artists", or several track artists under
- * one untagged album are one album by "Various Artists"; dates become `release_date` and `year`.
+ * Album rules (contract "Library"): the spellings of "Various Artists" (who an album is credited to is the
+ * album-artist rule of credits.ts); dates become `release_date` and `year`; search keys.
  */
 export const VARIOUS_ARTISTS = "Various Artists"
 
@@ -9,26 +8,6 @@ const VARIOUS_ALIASES = new Set(["various artists", "various", "va", "v.a.", "v/
 
 export const isVariousArtists = (name: string | null | undefined): boolean =>
   name !== null && name !== undefined && VARIOUS_ALIASES.has(name.trim().toLowerCase())
-
-/** The tags of one file that decide its album. */
-export interface AlbumTags {
-  readonly album: string
-  readonly artist: string
-  readonly albumArtist: string | null
-  readonly compilation: boolean
-}
-
-/**
- * The album artist of one album's files (those sharing an album title in one folder). Everything else of the
- * album (title, year, ids) comes from its files directly.
- */
-export const albumArtistOf = (files: ReadonlyArray<AlbumTags>): string => {
-  if (files.some((file) => file.compilation || isVariousArtists(file.albumArtist))) return VARIOUS_ARTISTS
-  const tagged = files.map((file) => file.albumArtist?.trim()).find((name) => name !== undefined && name.length > 0)
-  if (tagged !== undefined) return tagged
-  const artists = new Set(files.map((file) => file.artist.trim()))
-  return artists.size > 1 ? VARIOUS_ARTISTS : (files[0]?.artist.trim() ?? VARIOUS_ARTISTS)
-}
 
 export interface ReleaseDate {
   /** YYYY-MM-DD, or null when undated. A year alone becomes the 1st of January of that year. */
@@ -49,12 +28,6 @@ export const releaseDateOf = (date: string | null | undefined, year: number | nu
   const day = match?.[3] ? Number(match[3]) : 1
   if (month < 1 || month > 12 || day < 1 || day > 31) return { releaseDate: `${fullYear}-01-01`, year: fullYear }
   return { releaseDate: `${fullYear}-${pad(month)}-${pad(day)}`, year: fullYear }
-}
-
-/** "The Beatles" sorts as "Beatles, The". */
-export const sortNameOf = (name: string): string => {
-  const match = /^(the|a|an)\s+(.+)$/i.exec(name.trim())
-  return match ? `${match[2]}, ${match[1]}` : name.trim()
 }
 
 /** Letters that carry no combining mark to strip, folded the way people type them. */

@@ -19,6 +19,11 @@ export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
    * holds tracks: nothing was marked missing); null otherwise. Absent from older servers' answers.
    */
   message: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null }),
+  /**
+   * Files and folders the scan skipped as hidden metadata (`.DS_Store`, `._*`, `@eaDir`, …) or by the
+   * `TONEARM_SCAN_IGNORE` list; a skipped folder counts once, its contents are not looked at. 0 from older servers.
+   */
+  skipped: Schema.optionalWith(Schema.Int, { default: () => 0 }),
 }) {}
 
 export const StartScanRequest = Schema.Struct({ full: Schema.optional(Schema.Boolean) })

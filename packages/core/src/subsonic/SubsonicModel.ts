@@ -12,6 +12,25 @@ const Bool = Schema.Boolean
 
 export const ItemGenre = Schema.Struct({ name: Str })
 
+/** OpenSubsonic: an artist named in a song or album (`artists`, `albumArtists`): ArtistID3's required fields only. */
+export const ArtistID3Ref = Schema.Struct({ id: Str, name: Str })
+export type ArtistID3Ref = typeof ArtistID3Ref.Type
+
+/** OpenSubsonic ReplayGain (gains in dB, peaks positive): a value is present only when it is known. */
+export const SubsonicReplayGain = Schema.Struct({
+  trackGain: opt(Schema.Number),
+  albumGain: opt(Schema.Number),
+  trackPeak: opt(Schema.Number),
+  albumPeak: opt(Schema.Number),
+  baseGain: opt(Schema.Number),
+  fallbackGain: opt(Schema.Number),
+})
+export type SubsonicReplayGain = typeof SubsonicReplayGain.Type
+
+/** OpenSubsonic DiscTitle: one disc of an album that has a subtitle. */
+export const DiscTitle = Schema.Struct({ disc: Int, title: Str, coverArt: opt(Str) })
+export type DiscTitle = typeof DiscTitle.Type
+
 /** A song (or, with isDir, an album as a directory entry). */
 export const Child = Schema.Struct({
   id: Str,
@@ -41,6 +60,12 @@ export const Child = Schema.Struct({
   mediaType: opt(Schema.Literal("song", "album", "artist")),
   musicBrainzId: opt(Str),
   genres: opt(Schema.Array(ItemGenre)),
+  sortName: opt(Str),
+  artists: opt(Schema.Array(ArtistID3Ref)),
+  displayArtist: opt(Str),
+  albumArtists: opt(Schema.Array(ArtistID3Ref)),
+  displayAlbumArtist: opt(Str),
+  replayGain: opt(SubsonicReplayGain),
 })
 export type Child = typeof Child.Type
 
@@ -75,6 +100,11 @@ export const AlbumID3 = Schema.Struct({
   musicBrainzId: opt(Str),
   genres: opt(Schema.Array(ItemGenre)),
   sortName: opt(Str),
+  artists: opt(Schema.Array(ArtistID3Ref)),
+  displayArtist: opt(Str),
+  isCompilation: opt(Bool),
+  version: opt(Str),
+  discTitles: opt(Schema.Array(DiscTitle)),
 })
 export type AlbumID3 = typeof AlbumID3.Type
 
@@ -88,6 +118,8 @@ export const Indexes = Schema.Struct({
   index: Schema.Array(Schema.Struct({ name: Str, artist: Schema.Array(IndexArtist) })),
 })
 export const ArtistsID3 = Schema.Struct({
+  /** Not in the XSD; Navidrome's, for `ifModifiedSince` (epoch milliseconds, as in Indexes). */
+  lastModified: opt(Schema.Number),
   ignoredArticles: Str,
   index: Schema.Array(Schema.Struct({ name: Str, artist: Schema.Array(ArtistID3) })),
 })
@@ -187,6 +219,22 @@ export const SubsonicUser = Schema.Struct({
 export const SubsonicScanStatus = Schema.Struct({ scanning: Bool, count: opt(Int) })
 export const License = Schema.Struct({ valid: Bool, email: opt(Str), licenseExpires: opt(Str) })
 export const OpenSubsonicExtension = Schema.Struct({ name: Str, versions: Schema.Array(Int) })
+/** getLyrics: the lyrics as one text (every field absent when none were found). */
+export const SubsonicLyrics = Schema.Struct({ artist: opt(Str), title: opt(Str), value: opt(Str) })
+/** OpenSubsonic songLyrics: one line; `start` in milliseconds, only in synced lyrics. */
+export const StructuredLyricsLine = Schema.Struct({ start: opt(Int), value: Str })
+export const StructuredLyrics = Schema.Struct({
+  displayArtist: opt(Str),
+  displayTitle: opt(Str),
+  lang: Str,
+  offset: opt(Int),
+  synced: Bool,
+  line: Schema.Array(StructuredLyricsLine),
+})
+export type StructuredLyrics = typeof StructuredLyrics.Type
+export const LyricsList = Schema.Struct({ structuredLyrics: Schema.Array(StructuredLyrics) })
+/** tokenInfo (OpenSubsonic apiKeyAuthentication): whose the key is. */
+export const TokenInfo = Schema.Struct({ username: Str })
 export const SubsonicErrorBody = Schema.Struct({ code: Int, message: opt(Str) })
 
 /** Every payload key a response may carry, with its shape. */
@@ -221,6 +269,9 @@ export const SubsonicPayloads = {
   scanStatus: SubsonicScanStatus,
   license: License,
   openSubsonicExtensions: Schema.Array(OpenSubsonicExtension),
+  lyrics: SubsonicLyrics,
+  lyricsList: LyricsList,
+  tokenInfo: TokenInfo,
   error: SubsonicErrorBody,
 } as const
 export type SubsonicPayloadKey = keyof typeof SubsonicPayloads

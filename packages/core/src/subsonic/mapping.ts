@@ -1,20 +1,60 @@
 import { DateTime } from "effect"
 import { splitGenres } from "../library/genres.js"
-import type { AlbumRef, Artist, Track } from "../library/Library.js"
+import type { AlbumRef, Artist, ReplayGain, Track } from "../library/Library.js"
 import { extensionForFormat, mimeForFormat } from "../streaming/mime.js"
 import { coverArtId } from "./protocol.js"
-import type { AlbumID3, ArtistID3, Child, IndexArtist } from "./SubsonicModel.js"
+import type {
+  AlbumID3,
+  ArtistID3,
+  ArtistID3Ref,
+  Child,
+  DiscTitle,
+  IndexArtist,
+  SubsonicReplayGain,
+} from "./SubsonicModel.js"
 
-/** What a song entry needs from its album: the year and whether it has a cover. */
+/** What a song entry needs from its album: the year, whether it has a cover, and its album artists. */
 export interface AlbumFacts {
   readonly year: number
   readonly hasCover: boolean
+  /** The album artists in order (OpenSubsonic `albumArtists`). */
+  readonly artists: ReadonlyArray<ArtistID3Ref>
+  /** How the album artist reads (OpenSubsonic `displayAlbumArtist`). */
+  readonly artistName: string
+}
+
+/** What an album entry shows beyond AlbumRef (read for the Subsonic adapter only). */
+export interface AlbumExtras {
+  /** What album lists sort by: ALBUMSORT when tagged, else the title less a leading article; folded. */
+  readonly sortName: string
+  readonly isCompilation: boolean
+  /** The discs that have a subtitle (TSST / DISCSUBTITLE), in order. */
+  readonly discTitles: ReadonlyArray<DiscTitle>
 }
 
 const iso = (at: DateTime.DateTime | Date) => (at instanceof Date ? at.toISOString() : DateTime.formatIso(at))
 const seconds = (ms: number) => Math.round(ms / 1000)
 const optional = <K extends string, V>(key: K, value: V | null | undefined): { [P in K]?: V } =>
   (value === null || value === undefined ? {} : { [key]: value }) as { [P in K]?: V }
+
+/** OpenSubsonic artist references: id and name only (the role of a credit is not part of the protocol). */
+const artistRefs = (artists: ReadonlyArray<{ readonly id: string; readonly name: string }>): Array<ArtistID3Ref> =>
+  artists.map((artist) => ({ id: artist.id, name: artist.name }))
+
+export const albumFactsFrom = (album: AlbumRef): AlbumFacts => ({
+  year: album.year,
+  hasCover: album.cover_art_source !== null,
+  artists: artistRefs(album.artists),
+  artistName: album.artist_name,
+})
+
+/** OpenSubsonic `replayGain`: always there on a song, with only the values its tags give. */
+export const subsonicReplayGainOf = (gain: ReplayGain): SubsonicReplayGain => ({
+  ...optional("trackGain", gain.track_gain_db),
+  ...optional("albumGain", gain.album_gain_db),
+  ...optional("trackPeak", gain.track_peak),
+  ...optional("albumPeak", gain.album_peak),
+})
 
 /** Subsonic's `genre` is one string: the first genre of the rule's split; OpenSubsonic `genres` lists them all. */
 const genreFields = (raw: string | null) => {
@@ -29,7 +69,16 @@ const virtualPath = (track: Track) => {
   return `${clean(track.artist_name)}/${clean(track.album_title)}/${number}${clean(track.title)}.${extensionForFormat(track.file_format)}`
 }
 
-export const songOf = (track: Track, album: AlbumFacts | undefined, starred: Date | undefined): Child => ({
+/**
+ * A song. The OpenSubsonic fields are always there (the spec: a supported field is sent even when empty):
+ * `sortName` is TITLESORT when tagged (`sortTitle`), else the title; `musicBrainzId` "" when untagged.
+ */
+export const songOf = (
+  track: Track,
+  album: AlbumFacts | undefined,
+  starred: Date | undefined,
+  sortTitle: string | undefined,
+): Child => ({
   id: track.id,
   parent: track.album_id,
   isDir: false,
@@ -47,21 +96,33 @@ export const songOf = (track: Track, album: AlbumFacts | undefined, starred: Dat
   ...optional("bitRate", track.bitrate_kbps),
   path: virtualPath(track),
   isVideo: false,
-  ...optional("discNumber", track.disc_number),
+  // A track with no disc number is on disc 1.
+  discNumber: track.disc_number ?? 1,
   created: iso(track.added_at),
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
   albumId: track.album_id,
   artistId: track.artist_id,
   type: "music",
   mediaType: "song",
-  ...optional("musicBrainzId", track.mbid),
+  musicBrainzId: track.mbid ?? "",
+  sortName: sortTitle ?? track.title,
+  artists: artistRefs(track.artists),
+  displayArtist: track.artist_name,
+  albumArtists: album?.artists ?? [],
+  displayAlbumArtist: album?.artistName ?? "",
+  replayGain: subsonicReplayGainOf(track.replay_gain),
 })
 
-/** `genres` undefined when the list did not look them up (album lists): the fields are left out, not emptied. */
+/**
+ * `genres` undefined when the list did not look them up (album lists): the fields are left out, not emptied.
+ * The OpenSubsonic fields are always there: `musicBrainzId` and `version` "" when there is none, `discTitles`
+ * only the discs with a subtitle (possibly none).
+ */
 export const albumID3Of = (
   album: AlbumRef,
   genres: ReadonlyArray<string> | undefined,
   starred: Date | undefined,
+  extras: AlbumExtras | undefined,
 ): AlbumID3 => ({
   id: album.id,
   name: album.title,
@@ -74,12 +135,21 @@ export const albumID3Of = (
   ...(album.year > 0 ? { year: album.year } : {}),
   ...optional("genre", genres?.[0]),
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
-  ...optional("musicBrainzId", album.mbid),
+  musicBrainzId: album.mbid ?? "",
   ...(genres === undefined ? {} : { genres: genres.map((name) => ({ name })) }),
+  sortName: extras?.sortName ?? album.title,
+  artists: artistRefs(album.artists),
+  displayArtist: album.artist_name,
+  isCompilation: extras?.isCompilation ?? false,
+  version: album.version ?? "",
+  discTitles: extras?.discTitles ?? [],
 })
 
-/** An album as a directory entry (getAlbumList, search2, getStarred, getMusicDirectory of an artist). */
-export const albumChildOf = (album: AlbumRef, starred: Date | undefined): Child => ({
+/**
+ * An album as a directory entry (getAlbumList, search2, getStarred, getMusicDirectory of an artist): its album
+ * artists are both its `artists` and its `albumArtists`.
+ */
+export const albumChildOf = (album: AlbumRef, starred: Date | undefined, extras?: AlbumExtras): Child => ({
   id: album.id,
   parent: album.artist_id,
   isDir: true,
@@ -94,7 +164,12 @@ export const albumChildOf = (album: AlbumRef, starred: Date | undefined): Child 
   albumId: album.id,
   artistId: album.artist_id,
   mediaType: "album",
-  ...optional("musicBrainzId", album.mbid),
+  musicBrainzId: album.mbid ?? "",
+  sortName: extras?.sortName ?? album.title,
+  artists: artistRefs(album.artists),
+  displayArtist: album.artist_name,
+  albumArtists: artistRefs(album.artists),
+  displayAlbumArtist: album.artist_name,
 })
 
 export const artistID3Of = (artist: Artist, starred: Date | undefined): ArtistID3 => ({
@@ -103,7 +178,7 @@ export const artistID3Of = (artist: Artist, starred: Date | undefined): ArtistID
   coverArt: coverArtId("artist", artist.id),
   albumCount: artist.album_count,
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
-  ...optional("musicBrainzId", artist.mbid),
+  musicBrainzId: artist.mbid ?? "",
   sortName: artist.sort_name,
 })
 

@@ -30,7 +30,19 @@ export interface LibraryTrack {
    * absent, the artist with most tracks on the album stands in.
    */
   readonly album_artist_id?: ArtistId | undefined
+  /**
+   * The track's other credited artists (contract "Artist credits"): further main artists and featured guests,
+   * beside `artist_id` (its first main artist). Absent when it has none.
+   */
+  readonly credits?: ReadonlyArray<{ readonly artist_id: ArtistId; readonly role: "main" | "featured" }> | undefined
 }
+
+/**
+ * What a play gives each credited artist beyond the track's first main artist: another main artist the whole
+ * signal, a featured guest this fraction of it (a guest verse says less about a listener's taste than the
+ * artist whose record it is, and a full share would let one guest-heavy album flood Discover with the guest).
+ */
+export const FEATURED_CREDIT_SHARE = 0.5
 
 /** A sparse, L2-normalised tag vector (ids ascending). */
 export interface TagVector {
@@ -53,6 +65,10 @@ export interface Catalog {
   readonly albumIndex: ReadonlyMap<string, number>
   /** per track */
   readonly trackArtist: Int32Array
+  /** per track, CSR: its other credited artists and the share of a play's signal each gets */
+  readonly creditOffsets: Int32Array
+  readonly creditArtists: Int32Array
+  readonly creditShares: Float64Array
   readonly trackAlbum: Int32Array
   readonly trackAddedAt: Float64Array
   /** per track: the era index, −1 when undated */
@@ -142,6 +158,9 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
   const artistMbid: Array<string | null> = []
   const tagMoodBits: Array<number | undefined> = []
   const genreCache = new Map<string, ReadonlyArray<number>>()
+  const creditOffsets = new Int32Array(size + 1)
+  const creditArtistList: Array<number> = []
+  const creditShareList: Array<number> = []
 
   tracks.forEach((track, i) => {
     const artist = intern(artistIndex, artistIds, track.artist_id)
@@ -154,6 +173,14 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
     )
       artistMbid.push(null)
     trackArtist[i] = artist
+    creditOffsets[i] = creditArtistList.length
+    for (const credit of track.credits ?? []) {
+      const other = intern(artistIndex, artistIds, credit.artist_id)
+      if (other === artistMbid.length) artistMbid.push(null)
+      if (other === artist) continue
+      creditArtistList.push(other)
+      creditShareList.push(credit.role === "featured" ? FEATURED_CREDIT_SHARE : 1)
+    }
     trackAlbum[i] = intern(albumIndex, albumIds, track.album_id)
     trackAddedAt[i] = track.added_at_ms
     const era = eraOfYear(track.year)
@@ -191,6 +218,7 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
     trackMoods[i] = moods
   })
   tagOffsets[size] = tagIdList.length
+  creditOffsets[size] = creditArtistList.length
   const tagIds = Int32Array.from(tagIdList)
   const tagGenre = Uint8Array.from(tagGenreList)
   const tagRelevance = Float64Array.from(tagRelevanceList)
@@ -233,6 +261,9 @@ export const buildCatalog = (rows: ReadonlyArray<LibraryTrack>): Catalog => {
     albumIds,
     albumIndex,
     trackArtist,
+    creditOffsets,
+    creditArtists: Int32Array.from(creditArtistList),
+    creditShares: Float64Array.from(creditShareList),
     trackAlbum,
     trackAddedAt,
     trackEra,

@@ -34,7 +34,8 @@ export const playEngagement = (skipped: boolean, completion: number | null, tast
 }
 
 /**
- * Accumulates engagement signals on catalog tracks into a profile: the track's artist gets the signal,
+ * Accumulates engagement signals on catalog tracks into a profile: the track's artist gets the signal (its other
+ * credited artists too, a featured guest a share of it),
  * each tag the signal (enriched tags × their relevance × enriched_tag_scale), its era × era_scale and
  * each of its moods × mood_scale. Exposed so the offline evaluation can feed aggregated play counts.
  */
@@ -50,6 +51,10 @@ export const accumulateTaste = (
   for (const [t, signal] of signals) {
     if (signal === 0 || !Number.isFinite(signal)) continue
     artist[catalog.trackArtist[t]!]! += signal
+    // Every other credited artist too: main ones fully, featured guests a share (FEATURED_CREDIT_SHARE).
+    for (let k = catalog.creditOffsets[t]!; k < catalog.creditOffsets[t + 1]!; k++) {
+      artist[catalog.creditArtists[k]!]! += signal * catalog.creditShares[k]!
+    }
     for (let k = catalog.tagOffsets[t]!; k < catalog.tagOffsets[t + 1]!; k++) {
       const share = catalog.tagGenre[k] === 1 ? 1 : catalog.tagRelevance[k]! * taste.enriched_tag_scale
       tag[catalog.tagIds[k]!]! += signal * share

@@ -38,7 +38,13 @@ export class ChangeLog extends Effect.Service<ChangeLog>()("@tonearm/server/Chan
     /** The next changes a user may see (the shared library and their own), in commit order. */
     const changesAfter = (user: UserId, seq: number, limit: number) => repository.changesAfter(user, seq, limit)
 
-    return { record, recordBestEffort, changesAfter, libraryVersion: repository.libraryVersion } as const
+    return {
+      record,
+      recordBestEffort,
+      changesAfter,
+      libraryVersion: repository.libraryVersion,
+      libraryModifiedAt: repository.libraryModifiedAt,
+    } as const
   }),
   dependencies: [ChangeLogRepository.Default],
 }) {}

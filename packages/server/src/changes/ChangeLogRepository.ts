@@ -15,6 +15,9 @@ export interface Change {
 /** Scope of shared library entities (artists, albums, tracks). */
 const SHARED_SCOPE = "00000000-0000-0000-0000-000000000000"
 
+/** The shared scope as a literal, so that migration 0014's partial index of shared changes matches the statement. */
+const SHARED_SCOPE_LITERAL = `'${SHARED_SCOPE}'`
+
 /** Serialises change-log writers so sequence order is commit order: a sync cursor never skips a late commit. */
 const CHANGE_LOCK = "tonearm.changes"
 
@@ -38,14 +41,20 @@ export class ChangeLogRepository extends Effect.Service<ChangeLogRepository>()("
     /**
      * Joins the caller's transaction when there is one; the lock is held until that transaction ends. The rows
      * travel as one JSON text (a nightly rebuild logs ~1,000 playlist entries per user; array parameters
-     * would be escaped element by element on the event loop).
+     * would be escaped element by element on the event loop). `changed_at` is at least a millisecond after the
+     * latest shared change's, taken under the lock: `now` is read before it, and a writer that waited on the lock
+     * commits after a later `now`, so without this the library's modification time (libraryModifiedAt) could
+     * stand still or go back while the library changes.
      */
     const record = (rows: ReadonlyArray<Change>, now: Date) =>
       Effect.gen(function* () {
         yield* sql`SELECT pg_advisory_xact_lock(hashtext(${CHANGE_LOCK}))`
         yield* sql`
             INSERT INTO library_changes (entity, entity_id, scope, operation, seq, changed_at)
-            SELECT entity, entity_id, scope::uuid, operation, nextval('library_change_seq'), ${now}
+            SELECT entity, entity_id, scope::uuid, operation, nextval('library_change_seq'),
+              GREATEST(${now}::timestamptz, (
+                SELECT changed_at + interval '1 millisecond' FROM library_changes
+                WHERE scope = ${sql.literal(SHARED_SCOPE_LITERAL)}::uuid ORDER BY seq DESC LIMIT 1))
             FROM json_to_recordset(${JSON.stringify(
               rows.map((row) => ({
                 entity: row.entity,
@@ -78,6 +87,18 @@ export class ChangeLogRepository extends Effect.Service<ChangeLogRepository>()("
       orInternal("ChangeLogRepository.libraryVersion"),
     )
 
-    return { record, changesAfter, libraryVersion } as const
+    /**
+     * When the shared library last changed, in epoch milliseconds (0 before any change): the latest shared change's
+     * time, read from the same partial index. It moves with every change (record keeps the times increasing) and
+     * holds still otherwise (Subsonic's `lastModified`).
+     */
+    const libraryModifiedAt = sql<{ ms: string }>`
+      SELECT floor(extract(epoch FROM changed_at) * 1000)::bigint::text AS ms FROM library_changes
+      WHERE scope = ${sql.literal(SHARED_SCOPE_LITERAL)}::uuid ORDER BY seq DESC LIMIT 1`.pipe(
+      Effect.map((rows) => (rows[0] === undefined ? 0 : Number(rows[0].ms))),
+      orInternal("ChangeLogRepository.libraryModifiedAt"),
+    )
+
+    return { record, changesAfter, libraryVersion, libraryModifiedAt } as const
   }),
 }) {}

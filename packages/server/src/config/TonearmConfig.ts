@@ -1,12 +1,15 @@
 import * as path from "node:path"
 import {
+  DEFAULT_ARTIST_SEPARATORS,
   DEFAULT_PORT,
+  DEFAULT_SORT_ARTICLES,
+  parseScanIgnore,
   RADIO_RECENTLY_PLAYED_HOURS_DEFAULT,
   RADIO_SIZE_DEFAULT,
   RADIO_SIZE_MAX,
   SSE_HEARTBEAT_SECONDS,
 } from "@tonearm/core"
-import { Config, Context, Effect, Layer, Option, type Redacted } from "effect"
+import { Config, ConfigError, Context, Effect, Either, Layer, Option, type Redacted } from "effect"
 
 /** Navidrome's port: operators switching over keep their bookmarks and proxy rules. */
 export { DEFAULT_PORT }
@@ -38,7 +41,66 @@ export interface TonearmSettings {
   readonly radio: RadioSettings
   /** Providers, enrichment runs, the manager's reconciler (absent: the defaults). */
   readonly enrichment?: EnrichmentSettings | undefined
+  /** How tags become credits and sort names (absent: the defaults). */
+  readonly catalog?: CatalogSettings | undefined
+  /**
+   * What scans skip besides hidden metadata (`TONEARM_SCAN_IGNORE`): names or `/` paths, `*` and `?` wildcards
+   * (core's `scanIgnoreRule`). Absent: none.
+   */
+  readonly scanIgnore?: ReadonlyArray<string> | undefined
 }
+
+/** `TONEARM_SCAN_IGNORE`: names separated by commas, or a JSON array of strings. */
+export const scanIgnoreConfig = Config.string("TONEARM_SCAN_IGNORE").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) =>
+    Either.mapLeft(parseScanIgnore(text), (message) => ConfigError.InvalidData(["TONEARM_SCAN_IGNORE"], message)),
+  ),
+)
+
+/** The operator's scan ignore list of a config (a test's config may leave it out). */
+export const scanIgnoreOf = (settings: TonearmSettings): ReadonlyArray<string> => settings.scanIgnore ?? []
+
+/** How the scanner reads artist credits and sort names (contract "Library model"). */
+export interface CatalogSettings {
+  /** Separators an artist tag is split on, spaces included; matched case-insensitively. */
+  readonly artistSeparators: ReadonlyArray<string>
+  /** Leading articles moved to the end of a sort name ("The Beatles" → "Beatles, The"). */
+  readonly sortArticles: ReadonlyArray<string>
+}
+
+export const CATALOG_DEFAULTS: CatalogSettings = {
+  artistSeparators: DEFAULT_ARTIST_SEPARATORS,
+  sortArticles: DEFAULT_SORT_ARTICLES,
+}
+
+/** `TONEARM_ARTIST_SEPARATORS` is a JSON array of strings (separators carry spaces and semicolons). */
+const separatorsConfig = Config.string("TONEARM_ARTIST_SEPARATORS").pipe(
+  Config.mapOrFail((text) => {
+    try {
+      const parsed: unknown = JSON.parse(text)
+      if (Array.isArray(parsed) && parsed.every((item) => typeof item === "string" && item.trim() !== "")) {
+        return Either.right(parsed as ReadonlyArray<string>)
+      }
+    } catch {}
+    return Either.left(
+      ConfigError.InvalidData([], 'must be a JSON array of non-blank strings, e.g. [" feat. ", " / "]'),
+    )
+  }),
+  Config.withDefault(CATALOG_DEFAULTS.artistSeparators),
+)
+
+export const catalogConfig = Config.all({
+  artistSeparators: separatorsConfig,
+  /** `TONEARM_SORT_ARTICLES`: the articles separated by spaces (empty: none). */
+  sortArticles: Config.string("TONEARM_SORT_ARTICLES").pipe(
+    Config.map((text) => text.split(/\s+/).filter((word) => word !== "")),
+    Config.withDefault(CATALOG_DEFAULTS.sortArticles),
+  ),
+})
+
+/** The catalogue settings of a config (a test's config may leave them out). */
+export const catalogSettingsOf = (settings: TonearmSettings): CatalogSettings => settings.catalog ?? CATALOG_DEFAULTS
 
 export interface ProviderSettings {
   readonly baseUrl: string
@@ -198,8 +260,12 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
         ),
       })
       const enrichment = yield* enrichmentConfig
+      const catalog = yield* catalogConfig
+      const scanIgnore = yield* scanIgnoreConfig
       return {
+        scanIgnore,
         enrichment,
+        catalog,
         sseHeartbeatSeconds,
         radio,
         port,

@@ -14,6 +14,9 @@ import m0011 from "./migrations/0011_undated_album_count.js"
 import m0012 from "./migrations/0012_library_version_index.js"
 import m0013 from "./migrations/0013_taste_profile_json.js"
 import m0014 from "./migrations/0014_library_version_shared_index.js"
+import m0015 from "./migrations/0015_artist_credits.js"
+import m0016 from "./migrations/0016_artist_sidecars_scan_skipped.js"
+import m0017 from "./migrations/0017_search_documents.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -31,6 +34,9 @@ export const migrations = {
   "0012_library_version_index": m0012,
   "0013_taste_profile_json": m0013,
   "0014_library_version_shared_index": m0014,
+  "0015_artist_credits": m0015,
+  "0016_artist_sidecars_scan_skipped": m0016,
+  "0017_search_documents": m0017,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

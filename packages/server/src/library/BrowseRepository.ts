@@ -1,5 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import { type AlbumId, AlbumRefFields, type AlbumSort, Artist, type ArtistId, Track, type TrackId } from "@tonearm/core"
+import {
+  type AlbumArtistRole,
+  type AlbumId,
+  AlbumRefFields,
+  type AlbumSort,
+  Artist,
+  type ArtistId,
+  type SearchQueryText,
+  type SearchWindow,
+  type SearchWindows,
+  Track,
+  type TrackId,
+} from "@tonearm/core"
 import { Effect, Schema, Struct } from "effect"
 import { PLANNED_PER_EXECUTION } from "../db/Database.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
@@ -31,16 +43,40 @@ const CatalogTextRow = Schema.declare(isCatalogText, { identifier: "CatalogText"
 export const TrackRecord = Schema.Struct({ ...Track.fields, ...FromDb })
 export type TrackRecord = typeof TrackRecord.Type
 
+/** The Subsonic adapter's extra facts of some tracks and albums (`subsonicFacts`). */
+export const SubsonicFactsRecord = Schema.Struct({
+  tracks: Schema.Array(Schema.Struct({ id: Schema.String, sort_title: Schema.String })),
+  albums: Schema.Array(
+    Schema.Struct({
+      id: Schema.String,
+      sort_key: Schema.String,
+      compilation: Schema.Boolean,
+      discs: Schema.Array(Schema.Struct({ disc: Schema.Int, title: Schema.String })),
+    }),
+  ),
+})
+export type SubsonicFactsRecord = typeof SubsonicFactsRecord.Type
+const decodeSubsonicFacts = Schema.decodeUnknown(SubsonicFactsRecord)
+
 /** An artist row: the wire Artist less its derived cover_url. */
 export const ArtistRecord = Schema.Struct(Struct.omit(Artist.fields, "cover_url"))
 export type ArtistRecord = typeof ArtistRecord.Type
 
-const ALBUM_COLUMNS = `a.id, a.title, a.artist_id, ar.name AS artist_name, a.year,
+const ALBUM_COLUMNS = `a.id, a.title, a.artist_id, a.artist_display AS artist_name,
+  (SELECT coalesce(json_agg(json_build_object('id', x.id, 'name', x.name) ORDER BY aa.position), '[]')
+   FROM album_artists aa JOIN indexed_artists x ON x.id = aa.artist_id WHERE aa.album_id = a.id) AS artists,
+  a.version, a.year,
   to_char(a.release_date, 'YYYY-MM-DD') AS release_date, a.track_count, a.duration_ms::float8 AS duration_ms,
   a.cover_art_source, a.mbid, a.added_at`
-const TRACK_COLUMNS = `t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, ar.name AS artist_name,
+/** A Track row's columns over `t` (tracks) and `al` (albums); the credits and gains read per row. */
+export const TRACK_COLUMNS = `t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, t.artist_display AS artist_name,
+  (SELECT coalesce(json_agg(json_build_object('id', x.id, 'name', x.name, 'role', ta.role) ORDER BY ta.position), '[]')
+   FROM track_artists ta JOIN indexed_artists x ON x.id = ta.artist_id WHERE ta.track_id = t.id) AS artists,
   t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps,
-  t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at`
+  t.size_bytes::float8 AS size_bytes, t.mbid,
+  json_build_object('track_gain_db', t.rg_track_gain, 'track_peak', t.rg_track_peak,
+                    'album_gain_db', t.rg_album_gain, 'album_peak', t.rg_album_peak) AS replay_gain,
+  t.added_at`
 const ARTIST_COLUMNS = "ar.id, ar.name, ar.sort_name, ar.mbid, ar.album_count, ar.track_count, ar.art_source"
 
 /** The contract's album sorts, plus newest year first (Subsonic `byYear` with fromYear > toYear). */
@@ -48,7 +84,7 @@ export type BrowseSort = AlbumSort | "year_desc"
 
 /** Sorted on accent-free lower-case keys in code-point order: "Über" files under U, the same on every server. */
 const ORDER: Record<BrowseSort, string> = {
-  title: `a.search_key COLLATE "C", a.title COLLATE "C", a.id`,
+  title: `a.sort_key COLLATE "C", a.title COLLATE "C", a.id`,
   year: `a.year, a.search_key COLLATE "C", a.id`,
   year_desc: `a.year DESC, a.search_key COLLATE "C", a.id`,
   added: "a.added_at DESC, a.id",
@@ -58,10 +94,18 @@ const ORDER: Record<BrowseSort, string> = {
 /** `LIKE` pattern text with its wildcards escaped. */
 const likeEscape = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${match}`)
 
+/**
+ * The word similarity (pg_trgm) a document needs to the query's words to be among the closest items when nothing
+ * matches: `beyonse` is 0.63 to `beyonce`, `beatels` 0.5 to `beatles`; below 0.4 the closest are mostly noise.
+ */
+export const SIMILARITY_THRESHOLD = 0.4
+
 export interface AlbumFilter {
   readonly genre?: string | undefined
   readonly yearFrom?: number | undefined
   readonly yearTo?: number | undefined
+  /** One artist's albums: where they are an album artist, or the other albums crediting them. */
+  readonly artist?: { readonly id: ArtistId; readonly role: AlbumArtistRole } | undefined
 }
 
 /** Read-side SQL of the library: what browsing, search and home show. */
@@ -103,20 +147,31 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`a.year > 0`)
       if (filter.yearFrom !== undefined) clauses.push(sql`a.year >= ${filter.yearFrom}`)
       if (filter.yearTo !== undefined) clauses.push(sql`a.year <= ${filter.yearTo}`)
+      if (filter.artist !== undefined) clauses.push(byArtist(filter.artist.id, filter.artist.role))
       return sql.and(clauses)
     }
+
+    /** Albums where the artist is an album artist, or (appears on) the other albums crediting them on a track. */
+    const byArtist = (id: ArtistId, role: AlbumArtistRole) =>
+      role === "album_artist"
+        ? sql`a.id IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${id})`
+        : sql`a.id IN (SELECT t.album_id FROM track_artists ta JOIN tracks t ON t.id = ta.track_id
+                       WHERE ta.artist_id = ${id})
+              AND a.id NOT IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${id})`
 
     /**
      * How many albums the filter matches, from the derived indexes the scan keeps (a genre's album count, the
      * albums per year) instead of counting the albums on every page: the same present rows as `albumWhere`.
      */
     const albumTotal = (filter: AlbumFilter) =>
-      filter.genre !== undefined
-        ? sql`SELECT album_count FROM library_genres WHERE genre = ${filter.genre}`
-        : filter.yearFrom !== undefined || filter.yearTo !== undefined
-          ? sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years
+      filter.artist !== undefined
+        ? sql`SELECT count(*)::int FROM albums a WHERE ${albumWhere(filter)}`
+        : filter.genre !== undefined
+          ? sql`SELECT album_count FROM library_genres WHERE genre = ${filter.genre}`
+          : filter.yearFrom !== undefined || filter.yearTo !== undefined
+            ? sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years
                 WHERE year > 0 AND year >= ${filter.yearFrom ?? 0} AND year <= ${filter.yearTo ?? 2_147_483_647}`
-          : sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years`
+            : sql`SELECT COALESCE(sum(album_count), 0)::int FROM library_years`
 
     /**
      * A page of albums and their total in one statement (one round trip: on this kind of machine each costs more
@@ -125,7 +180,11 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
       Effect.gen(function* () {
         const total = sql`COALESCE((${albumTotal(filter)}), 0)`
-        const filtered = filter.genre !== undefined || filter.yearFrom !== undefined || filter.yearTo !== undefined
+        const filtered =
+          filter.genre !== undefined ||
+          filter.yearFrom !== undefined ||
+          filter.yearTo !== undefined ||
+          filter.artist !== undefined
         const rows = yield* sql<{ readonly page_total: number }>`${filtered ? perExecution : sql.literal("")}
           SELECT ${albumColumns}, ${total} AS page_total
           FROM albums a JOIN artists ar ON ar.id = a.artist_id
@@ -149,6 +208,12 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         orInternal("BrowseRepository.albumTracks"),
       )
 
+    /** An album's discs in order, each with the subtitle one of its tracks carries (TSST / DISCSUBTITLE). */
+    const albumDiscs = (id: AlbumId) =>
+      sql<{ number: number; subtitle: string | null }>`
+        SELECT coalesce(disc_number, 1) AS number, max(disc_subtitle) AS subtitle FROM tracks
+        WHERE album_id = ${id} GROUP BY 1 ORDER BY 1`.pipe(orInternal("BrowseRepository.albumDiscs"))
+
     /** The distinct genres of an album's tracks (chips); fails rather than degrade, the service decides. */
     const albumGenres = (id: AlbumId) =>
       sql<{ genre: string }>`
@@ -165,8 +230,9 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     /** An artist's genres come from the tracks where they are the track artist. */
     const artistGenres = (id: ArtistId) =>
       sql<{ genre: string }>`
-        SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
-        WHERE t.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
+        SELECT DISTINCT g.genre FROM track_genres g JOIN track_artists ta ON ta.track_id = g.track_id
+        JOIN tracks t ON t.id = g.track_id
+        WHERE ta.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
 
     const WithGenres = Schema.Struct({ genres: Schema.Array(Schema.String) })
     const AlbumWithGenres = Schema.extend(AlbumRecord, WithGenres)
@@ -183,94 +249,214 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     /** An artist and their genre chips in one round trip (`artist` + `artistGenres` apart). */
     const artistWithGenres = (id: ArtistId) =>
       sql`SELECT ${artistColumns},
-                 ARRAY(SELECT DISTINCT g.genre FROM track_genres g JOIN tracks t ON t.id = g.track_id
-                       WHERE t.artist_id = ar.id ORDER BY g.genre) AS genres
+                 ARRAY(SELECT DISTINCT g.genre FROM track_genres g JOIN track_artists ta ON ta.track_id = g.track_id
+                       JOIN tracks t ON t.id = g.track_id
+                       WHERE ta.artist_id = ar.id ORDER BY g.genre) AS genres
           FROM artists ar WHERE ar.id = ${id}`.pipe(Effect.flatMap(decodeFirst(ArtistWithGenres)))
 
     /** The first `limit` rows (all when undefined) and how many match in all. */
     const withTotal = (rows: ReadonlyArray<{ readonly total?: unknown }>) => Number(rows[0]?.total ?? 0)
 
+    /** Albums where the artist is an album artist (the first `limit`, all when undefined), in year order. */
     const albumsBy = (id: ArtistId, limit?: number) =>
-      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE a.artist_id = ${id} ORDER BY a.year, a.search_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a
+          WHERE ${byArtist(id, "album_artist")}
+          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
         Effect.flatMap((rows) =>
           Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
         ),
         orInternal("BrowseRepository.albumsBy"),
       )
 
-    /** Albums of other album artists (compilations first of all) that hold tracks by this artist. */
+    /** Other albums (compilations first of all) where a track credits this artist, main or featured. */
     const appearsOn = (id: ArtistId, limit?: number) =>
-      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE a.artist_id <> ${id} AND a.id IN (SELECT t.album_id FROM tracks t WHERE t.artist_id = ${id})
-          ORDER BY a.year, a.search_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a
+          WHERE ${byArtist(id, "appears_on")}
+          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
         Effect.flatMap((rows) =>
           Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
         ),
         orInternal("BrowseRepository.appearsOn"),
       )
 
-    /**
-     * Word-prefix match on accent-free lower-case keys: names that start with the key first, then names with a
-     * word inside that starts with it, each in key order (artists: most tracks first). Each kind runs as two
-     * halves that each stop at the page's end: the first a range of the key index, the second a walk of the
-     * order's index (a common word fills the page in a few rows; a rare one is found through the trigram index).
-     */
-    const search = (key: string, limit: number) =>
+    /** A page of artists A–Z by sort name, and how many there are. */
+    const artistPage = (offset: number, limit: number) =>
       Effect.gen(function* () {
-        const inner = `% ${likeEscape(key)}%`
-        // Above every key that starts with `key` in code-point order ("C").
-        const upper = `${key}\u{10FFFF}`
-        const [artists, albums, tracks] = yield* Effect.all(
-          [
-            sql`${perExecution}SELECT * FROM (
-                  (SELECT 0 AS half, ar.sort_key AS key, ${artistColumns} FROM artists ar
-                   WHERE ar.search_key COLLATE "C" >= ${key} AND ar.search_key COLLATE "C" < ${upper}
-                     AND starts_with(ar.search_key, ${key})
-                   ORDER BY ar.track_count DESC, ar.sort_key COLLATE "C", ar.id LIMIT ${limit})
-                  UNION ALL
-                  (SELECT 1 AS half, ar.sort_key AS key, ${artistColumns} FROM artists ar
-                   WHERE ar.search_key LIKE ${inner} AND NOT starts_with(ar.search_key, ${key})
-                   ORDER BY ar.track_count DESC, ar.sort_key COLLATE "C", ar.id LIMIT ${limit})
-                ) found ORDER BY half, track_count DESC, key COLLATE "C", id LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(ArtistRecord)),
-            ),
-            sql`${perExecution}SELECT * FROM (
-                  (SELECT 0 AS half, a.search_key AS key, ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-                   WHERE a.search_key COLLATE "C" >= ${key} AND a.search_key COLLATE "C" < ${upper}
-                     AND starts_with(a.search_key, ${key})
-                   ORDER BY a.search_key COLLATE "C", a.year LIMIT ${limit})
-                  UNION ALL
-                  (SELECT 1 AS half, a.search_key AS key, ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-                   WHERE a.search_key LIKE ${inner} AND NOT starts_with(a.search_key, ${key})
-                   ORDER BY a.search_key COLLATE "C", a.year LIMIT ${limit})
-                ) found ORDER BY half, key COLLATE "C", year LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(AlbumRecord)),
-            ),
-            // Each half finds its page of ids on the title-order index alone (an index-only walk that tests the
-            // word on the index entry), then reads those rows: walked with every column, a common two-letter word
-            // fetched each of the ~2,000 rows it passed over from the table (about twice the time at 100k tracks).
-            sql`${perExecution}SELECT * FROM (
-                  (SELECT 0 AS half, hit.key, ${trackColumns}
-                   FROM (SELECT t.search_key AS key, t.id FROM tracks t
-                         WHERE t.search_key COLLATE "C" >= ${key} AND t.search_key COLLATE "C" < ${upper}
-                           AND starts_with(t.search_key, ${key})
-                         ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit}) hit
-                   JOIN (${trackFrom}) ON t.id = hit.id)
-                  UNION ALL
-                  (SELECT 1 AS half, hit.key, ${trackColumns}
-                   FROM (SELECT t.search_key AS key, t.id FROM tracks t
-                         WHERE t.search_key LIKE ${inner} AND NOT starts_with(t.search_key, ${key})
-                         ORDER BY t.search_key COLLATE "C", t.id LIMIT ${limit}) hit
-                   JOIN (${trackFrom}) ON t.id = hit.id)
-                ) found ORDER BY half, key COLLATE "C", id LIMIT ${limit}`.pipe(
-              Effect.flatMap(decodeRows(TrackRecord)),
-            ),
-          ],
-          { concurrency: 3 },
-        )
+        const rows = yield* sql`
+          SELECT ${artistColumns}, (SELECT count(*)::int FROM artists) AS total FROM artists ar
+          ORDER BY ar.sort_key COLLATE "C", ar.id OFFSET ${offset} LIMIT ${limit}`
+        const items = yield* decodeRows(ArtistRecord)(rows)
+        const total =
+          rows.length > 0
+            ? withTotal(rows)
+            : ((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM artists`)[0]?.n ?? 0)
+        return { items, total }
+      }).pipe(orInternal("BrowseRepository.artistPage"))
+
+    /**
+     * The search (contract "Library model", Search; migration 0017; docs/decisions.md "Library", Search) over the
+     * documents the scan stores: every word of the query is a whole word of `search_words`, the last a word prefix
+     * (`LIKE '% word %'`, `LIKE '% pre%'`). Ranked in three tiers on `search_fields`: the query equals a whole field
+     * (`LIKE '% query %'`), it starts one (`LIKE '% query%'`), the rest; ties by popularity in the library, then
+     * by name, then id. One statement per kind, planned for its values:
+     * - tiers 0 and 1, each ordered and cut at the window's end (`equal`, `starts`: the trigram index finds a rare
+     *   one, a common one walks the tie-order index);
+     * - tier 2 only when tiers 0 and 1 hold less than the window's end (so both are whole): the first `end` matches
+     *   of any tier in tie order hold every tier-2 row the window needs, and those that start a field are dropped.
+     *   Asking for the matches alone, not "matches that start no field", keeps the planner's estimate true: the two
+     *   are strongly correlated (a word that starts a name usually starts its field), and the estimate of the
+     *   negated form sent a rare word down a walk of the whole table.
+     * The tie-order indexes carry `search_words` (INCLUDE), so the tier-2 walk reads no table row but the `end` it
+     * keeps. Without pg_trgm the same statements run on those walks and on scans of the tables.
+     */
+    const matchOf = (query: SearchQueryText, alias: string) => {
+      const words = sql.literal(`${alias}.search_words`)
+      const last = query.words.length - 1
+      return sql.and(
+        query.words.map(
+          (word, index) => sql`${words} LIKE ${index === last ? `% ${likeEscape(word)}%` : `% ${likeEscape(word)} %`}`,
+        ),
+      )
+    }
+
+    const ranked = (
+      query: SearchQueryText,
+      window: SearchWindow,
+      kind: { readonly from: string; readonly popularity: string; readonly key: string },
+    ) => {
+      const end = window.offset + window.limit
+      const from = sql.literal(kind.from)
+      const popularity = sql.literal(`x.${kind.popularity}`)
+      const key = sql.literal(`x.${kind.key}`)
+      const match = matchOf(query, "x")
+      const equal = sql`x.search_fields LIKE ${`% ${likeEscape(query.field)} %`}`
+      const startsOn = (alias: string) =>
+        sql`${sql.literal(`${alias}.search_fields`)} LIKE ${`% ${likeEscape(query.field)}%`}`
+      const starts = startsOn("x")
+      const tieOrder = sql`ORDER BY ${popularity} DESC, ${key} COLLATE "C", x.id LIMIT ${end}`
+      return sql`WITH
+          tier0 AS MATERIALIZED (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
+                                 WHERE ${match} AND ${equal} ${tieOrder}),
+          tier1 AS MATERIALIZED (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
+                                 WHERE ${match} AND ${starts} AND NOT ${equal} ${tieOrder})
+        SELECT * FROM (
+          SELECT 0 AS tier, * FROM tier0
+          UNION ALL SELECT 1, * FROM tier1
+          UNION ALL SELECT 2, x.id, x.popularity, x.key
+                    FROM (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
+                          WHERE ${match} AND (SELECT count(*) FROM tier0) + (SELECT count(*) FROM tier1) < ${end}
+                          ${tieOrder}) x
+                    JOIN ${from} f ON f.id = x.id
+                    WHERE NOT ${startsOn("f")}
+        ) found ORDER BY tier, popularity DESC, key COLLATE "C", id OFFSET ${window.offset} LIMIT ${window.limit}`
+    }
+
+    const none = Effect.succeed([])
+
+    const searchArtists = (query: SearchQueryText, window: SearchWindow) =>
+      window.limit === 0
+        ? none
+        : sql`${perExecution}SELECT ${artistColumns}
+              FROM (${ranked(query, window, { from: "artists", popularity: "track_count", key: "sort_key" })}) hit
+              JOIN artists ar ON ar.id = hit.id
+              ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
+            Effect.flatMap(decodeRows(ArtistRecord)),
+          )
+
+    const searchAlbums = (query: SearchQueryText, window: SearchWindow) =>
+      window.limit === 0
+        ? none
+        : sql`${perExecution}SELECT ${albumColumns}
+              FROM (${ranked(query, window, { from: "albums", popularity: "popularity", key: "search_key" })}) hit
+              JOIN albums a ON a.id = hit.id
+              ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
+            Effect.flatMap(decodeRows(AlbumRecord)),
+          )
+
+    // The page of ids first, then those rows with their album and artists: a walk that read every column of each row
+    // it passed over would pay for the joins of rows it drops.
+    const searchTracks = (query: SearchQueryText, window: SearchWindow) =>
+      window.limit === 0
+        ? none
+        : sql`${perExecution}SELECT ${trackColumns}
+              FROM (${ranked(query, window, { from: "tracks", popularity: "popularity", key: "search_key" })}) hit
+              JOIN (${trackFrom}) ON t.id = hit.id
+              ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
+            Effect.flatMap(decodeRows(TrackRecord)),
+          )
+
+    /** One window of each kind of match (an empty window asks nothing). */
+    const search = (query: SearchQueryText, windows: SearchWindows) =>
+      Effect.all(
+        {
+          artists: searchArtists(query, windows.artists),
+          albums: searchAlbums(query, windows.albums),
+          tracks: searchTracks(query, windows.tracks),
+        },
+        { concurrency: 3 },
+      ).pipe(orInternal("BrowseRepository.search"))
+
+    /** Whether anything at all matches (a window past the end is empty though matches exist). */
+    const searchHasMatches = (query: SearchQueryText) =>
+      sql<{ found: boolean }>`${perExecution}
+        SELECT EXISTS (SELECT 1 FROM artists ar WHERE ${matchOf(query, "ar")})
+            OR EXISTS (SELECT 1 FROM albums a WHERE ${matchOf(query, "a")})
+            OR EXISTS (SELECT 1 FROM tracks t WHERE ${matchOf(query, "t")}) AS found`.pipe(
+        Effect.map((rows) => rows[0]?.found === true),
+        orInternal("BrowseRepository.searchHasMatches"),
+      )
+
+    /**
+     * The closest items by trigram similarity (pg_trgm's word similarity of the query's words to a document: the
+     * best-matching extent of it), when nothing matches: most similar first, then by popularity and name. The
+     * threshold is lowered for this transaction only (`SIMILARITY_THRESHOLD`; pg_trgm's default, 0.6, misses
+     * `beatels` for `beatles`). Without pg_trgm: nothing.
+     */
+    const searchSimilar = (query: SearchQueryText, windows: SearchWindows) =>
+      Effect.gen(function* () {
+        const empty = { artists: [], albums: [], tracks: [] }
+        const [trgm] = yield* sql<{ present: boolean }>`
+          SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS present`
+        if (trgm?.present !== true) return empty
+        const text = query.words.join(" ")
+        // For this transaction only: the threshold, and the trigram index as the one way to the rows (the planner
+        // takes word_similarity for cheap and, at 100k tracks, filtered every entry of a walk with it: 650 ms).
+        yield* sql`SELECT word_similarity('', ''),
+                          set_config('pg_trgm.word_similarity_threshold', ${String(SIMILARITY_THRESHOLD)}, true),
+                          set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true),
+                          set_config('enable_indexonlyscan', 'off', true)`
+        // One after another: the transaction holds one connection.
+        const artists =
+          windows.artists.limit === 0
+            ? []
+            : yield* sql`${perExecution}SELECT ${artistColumns} FROM artists ar WHERE ${text} <% ar.search_words
+                ORDER BY word_similarity(${text}, ar.search_words) DESC, ar.track_count DESC, ar.sort_key COLLATE "C", ar.id
+                OFFSET ${windows.artists.offset} LIMIT ${windows.artists.limit}`.pipe(
+                Effect.flatMap(decodeRows(ArtistRecord)),
+              )
+        const albums =
+          windows.albums.limit === 0
+            ? []
+            : yield* sql`${perExecution}SELECT ${albumColumns} FROM albums a WHERE ${text} <% a.search_words
+                ORDER BY word_similarity(${text}, a.search_words) DESC, a.popularity DESC, a.search_key COLLATE "C", a.id
+                OFFSET ${windows.albums.offset} LIMIT ${windows.albums.limit}`.pipe(
+                Effect.flatMap(decodeRows(AlbumRecord)),
+              )
+        const tracks =
+          windows.tracks.limit === 0
+            ? []
+            : yield* sql`${perExecution}SELECT ${trackColumns}
+                FROM (SELECT t.id, word_similarity(${text}, t.search_words) AS similarity, t.popularity,
+                             t.search_key AS key
+                      FROM tracks t WHERE ${text} <% t.search_words
+                      ORDER BY 2 DESC, t.popularity DESC, t.search_key COLLATE "C", t.id
+                      OFFSET ${windows.tracks.offset} LIMIT ${windows.tracks.limit}) hit
+                JOIN (${trackFrom}) ON t.id = hit.id
+                ORDER BY hit.similarity DESC, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
+                Effect.flatMap(decodeRows(TrackRecord)),
+              )
         return { artists, albums, tracks }
-      }).pipe(orInternal("BrowseRepository.search"))
+      }).pipe(sql.withTransaction, orInternal("BrowseRepository.searchSimilar"))
 
     /** A seeded shuffle: the same seed gives the same order, so tests can pin it. */
     /** Quarantine (moderation's table, read here only to filter): the tracks a listener flagged stay out. */
@@ -327,14 +513,20 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
              coalesce(json_agg(album_artist_id)::text, '[]') AS album_artist_ids,
              coalesce(json_agg(genre)::text, '[]') AS genres,
              coalesce(json_agg(artist_mbid)::text, '[]') AS artist_mbids,
+             coalesce(json_agg(credits)::text, '[]') AS credits,
              coalesce(string_agg(float8send(duration_ms), ''::bytea), ''::bytea) AS duration_ms,
              coalesce(string_agg(float8send(year), ''::bytea), ''::bytea) AS year,
              coalesce(string_agg(float8send(added_at_ms), ''::bytea), ''::bytea) AS added_at_ms
       FROM (
         SELECT t.id, t.artist_id, t.album_id, al.artist_id AS album_artist_id, t.genre, ar.mbid AS artist_mbid,
+               oc.credits,
                t.duration_ms::float8 AS duration_ms, coalesce(al.year::float8, 'NaN') AS year,
                (extract(epoch FROM t.added_at) * 1000)::float8 AS added_at_ms
         FROM tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id
+        -- The few tracks credited to more than their first main artist (guests, duets).
+        LEFT JOIN (SELECT ta.track_id, json_agg(json_build_array(ta.artist_id, ta.role) ORDER BY ta.position) AS credits
+                   FROM track_artists ta JOIN indexed_tracks x ON x.id = ta.track_id
+                   WHERE ta.artist_id <> x.artist_id GROUP BY ta.track_id) oc ON oc.track_id = t.id
         ORDER BY t.id
       ) c`.pipe(
       Effect.flatMap((rows) => Schema.decodeUnknown(CatalogTextRow)(rows[0])),
@@ -364,6 +556,26 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
             Effect.flatMap(decodeRows(ArtistRecord)),
             orInternal("BrowseRepository.artistsByIds"),
           )
+
+    /**
+     * What only the Subsonic adapter shows (OpenSubsonic `sortName`, `isCompilation`, `discTitles`), kept off the
+     * wire classes: the tagged TITLESORT of these tracks (those that have one), and these albums' sort key,
+     * compilation flag and disc subtitles; one round trip.
+     */
+    const subsonicFacts = (trackIds: ReadonlyArray<string>, albumIds: ReadonlyArray<string>) =>
+      sql`
+        SELECT
+          (SELECT coalesce(json_agg(json_build_object('id', t.id, 'sort_title', t.sort_title)), '[]')
+           FROM tracks t WHERE t.id = ANY(${trackIds as Array<string>}::uuid[]) AND t.sort_title IS NOT NULL) AS tracks,
+          (SELECT coalesce(json_agg(json_build_object(
+                    'id', a.id, 'sort_key', a.sort_key, 'compilation', a.compilation,
+                    'discs', (SELECT coalesce(json_agg(json_build_object('disc', d.disc, 'title', d.title) ORDER BY d.disc), '[]')
+                              FROM (SELECT coalesce(t.disc_number, 1) AS disc, max(t.disc_subtitle) AS title FROM tracks t
+                                    WHERE t.album_id = a.id AND t.disc_subtitle IS NOT NULL GROUP BY 1) d))), '[]')
+           FROM albums a WHERE a.id = ANY(${albumIds as Array<string>}::uuid[])) AS albums`.pipe(
+        Effect.flatMap((rows) => decodeSubsonicFacts(rows[0])),
+        orInternal("BrowseRepository.subsonicFacts"),
+      )
 
     /** Genre index with album counts (Subsonic getGenres): the same track_genres rows as `genres`. */
     const genreCounts = sql<{ genre: string; track_count: number; album_count: number }>`
@@ -415,6 +627,23 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         orInternal("BrowseRepository.trackPage"),
       )
 
+    /** Where a present artist's image comes from and, for a local `artist.*`, its library-relative path. */
+    const artistArt = (id: ArtistId) =>
+      sql`SELECT art_source, art_path FROM artists WHERE id = ${id}`.pipe(
+        Effect.flatMap(
+          decodeFirst(
+            Schema.Struct({ art_source: Schema.NullOr(Schema.String), art_path: Schema.NullOr(Schema.String) }),
+          ),
+        ),
+        orInternal("BrowseRepository.artistArt"),
+      )
+
+    /** Present artists per image source (NULL: no image): the artist half of the cover roll-up. */
+    const artistArtCounts = sql<{ source: string | null; artists: number }>`
+      SELECT art_source AS source, count(*)::int AS artists FROM artists GROUP BY art_source`.pipe(
+      orInternal("BrowseRepository.artistArtCounts"),
+    )
+
     return {
       genreCounts,
       allArtists,
@@ -428,6 +657,7 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       tracksByIds,
       albumsByIds,
       artistsByIds,
+      subsonicFacts,
       coverCounts,
       genres,
       years,
@@ -441,9 +671,15 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       artistWithGenres,
       albumsBy,
       appearsOn,
+      albumDiscs,
+      artistPage,
       search,
+      searchHasMatches,
+      searchSimilar,
       shuffle,
       recentlyAdded,
+      artistArt,
+      artistArtCounts,
     } as const
   }),
 }) {}

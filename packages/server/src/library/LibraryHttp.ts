@@ -13,6 +13,7 @@ import { conditionalImage } from "../http/conditionalImage.js"
 import { leanJson } from "../http/leanJson.js"
 import { CoverService } from "./CoverService.js"
 import { LibraryService } from "./LibraryService.js"
+import { LyricsService } from "./LyricsService.js"
 import { MissingTracksService } from "./MissingTracksService.js"
 import { ScanService } from "./ScanService.js"
 
@@ -25,6 +26,7 @@ const searchResult = leanJson(SearchResult)
 export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (handlers) =>
   Effect.gen(function* () {
     const library = yield* LibraryService
+    const lyrics = yield* LyricsService
     return handlers
       .handle("genres", () => library.genres)
       .handle("years", () => library.years)
@@ -39,6 +41,8 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
       .handle("artist", ({ path }) =>
         Effect.map(library.artist(path.id, ARTIST_DETAIL_ALBUMS_MAX), artistDetail.respond),
       )
+      .handle("artists", ({ urlParams }) => library.artists(urlParams))
+      .handle("lyrics", ({ path }) => lyrics.get(path.id))
   }),
 )
 

@@ -2,6 +2,7 @@ import {
   ALBUM_PAGE_DEFAULT,
   ALBUM_PAGE_MAX,
   AlbumDetail,
+  type AlbumExtras,
   type AlbumId,
   AlbumPage,
   type AlbumQuery,
@@ -9,11 +10,14 @@ import {
   Artist,
   ArtistDetail,
   type ArtistId,
+  ArtistPage,
+  type ArtistQuery,
   ConflictingFilters,
   CoverCoverage,
   CoverProvider,
   CoverSources,
   clampLimit,
+  Disc,
   EXTERNAL_COVER_PROVIDERS,
   GenreRow,
   HOME_RECENTLY_ADDED,
@@ -24,10 +28,11 @@ import {
   SEARCH_DEFAULT,
   SEARCH_MAX,
   SearchResult,
+  type SearchWindows,
   SHUFFLE_DEFAULT,
   SHUFFLE_MAX,
   ShuffleResult,
-  searchKeyOf,
+  searchQueryOf,
   Track,
   type UserId,
   YearRow,
@@ -40,6 +45,9 @@ import { type VersionedAnswers, versionedAnswers } from "./versionedAnswers.js"
 
 /** Distinct searches whose answers are kept (each ~20 KB of JSON at the default page: a few MB at most). */
 export const SEARCH_ANSWERS_KEPT = 128
+
+/** Artist pages kept (each up to ~100 KB of objects with 200 albums embedded: a few MB at most). */
+export const ARTIST_DETAILS_KEPT = 64
 
 /** Distinct album pages kept (each ~50 KB of objects at the default page of 50: about 6 MB at most). */
 export const ALBUM_PAGES_KEPT = 128
@@ -96,8 +104,24 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       const offset = query.offset ?? 0
       const limit = clampLimit(query.limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX)
       const sort = query.sort ?? "title"
-      const key = JSON.stringify([genre ?? null, query.year_from ?? null, query.year_to ?? null, sort, offset, limit])
-      const page = browse.albumPage({ genre, yearFrom: query.year_from, yearTo: query.year_to }, sort, offset, limit)
+      const artist =
+        query.artist_id === undefined ? undefined : { id: query.artist_id, role: query.role ?? "album_artist" }
+      const key = JSON.stringify([
+        genre ?? null,
+        query.year_from ?? null,
+        query.year_to ?? null,
+        sort,
+        offset,
+        limit,
+        artist?.id ?? null,
+        artist?.role ?? null,
+      ])
+      const page = browse.albumPage(
+        { genre, yearFrom: query.year_from, yearTo: query.year_to, artist },
+        artist === undefined ? sort : (query.sort ?? "year"),
+        offset,
+        limit,
+      )
       return yield* keptPerVersion(
         albumPages,
         key,
@@ -127,9 +151,14 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       what: string,
     ) =>
       together.pipe(
+        Effect.map((found) => ({ found, degraded: false })),
         Effect.catchAll(() =>
           Effect.all([row, chips(genres, what)], { concurrency: 2 }).pipe(
-            Effect.map(([found, names]) => Option.map(found, (value) => ({ ...value, genres: names }))),
+            Effect.map(([found, names]) => ({
+              found: Option.map(found, (value) => ({ ...value, genres: names })),
+              // The chips may have failed: such an answer is never kept.
+              degraded: true,
+            })),
           ),
         ),
       )
@@ -137,7 +166,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     // A detail's reads run one after another: under load, side by side costs more (a fiber and a pooled connection
     // each, queued behind other requests' reads) than the round trips it overlaps; an unknown id reads nothing more.
     const album = Effect.fn("LibraryService.album")(function* (id: AlbumId) {
-      const found = yield* withChips(
+      const { found } = yield* withChips(
         browse.albumWithGenres(id),
         browse.album(id),
         browse.albumGenres(id),
@@ -145,13 +174,36 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       )
       if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
       const tracks = yield* browse.albumTracks(id)
+      const discs = yield* browse.albumDiscs(id)
       const { genres, ...row } = found.value
-      return new AlbumDetail({ ...toAlbumRef(row), tracks: tracks.map(toTrack), genres }, true)
+      return new AlbumDetail(
+        {
+          ...toAlbumRef(row),
+          tracks: tracks.map(toTrack),
+          discs:
+            discs.length > 0 ? discs.map((disc) => new Disc(disc, true)) : [new Disc({ number: 1, subtitle: null })],
+          genres,
+        },
+        true,
+      )
     })
 
     /** `albumsMax` caps each embedded album list (the JSON route: ARTIST_DETAIL_ALBUMS_MAX); absent, all of them. */
+    // Artist pages per library version, like album pages: the same for every listener until the library changes,
+    // and a large artist's page (hundreds of credited albums) costs several index walks to build.
+    const artistDetails = versionedAnswers<ArtistDetail>(ARTIST_DETAILS_KEPT)
     const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId, albumsMax?: number) {
-      const found = yield* withChips(
+      const version = yield* changes.libraryVersion
+      const key = `${albumsMax ?? "all"}:${id}`
+      const kept = artistDetails.get(key, version)
+      if (kept !== undefined) return kept
+      const { detail, degraded } = yield* artistDetail(id, albumsMax)
+      if (!degraded) artistDetails.set(key, version, detail)
+      return detail
+    })
+
+    const artistDetail = Effect.fn("LibraryService.artistDetail")(function* (id: ArtistId, albumsMax?: number) {
+      const { found, degraded } = yield* withChips(
         browse.artistWithGenres(id),
         browse.artist(id),
         browse.artistGenres(id),
@@ -161,7 +213,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       const own = yield* browse.albumsBy(id, albumsMax)
       const appearsOn = yield* browse.appearsOn(id, albumsMax)
       const { genres, ...row } = found.value
-      return new ArtistDetail(
+      const detail = new ArtistDetail(
         {
           ...toArtist(row),
           genres,
@@ -172,33 +224,66 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         },
         true,
       )
+      return { detail, degraded }
+    })
+
+    /** Library › Artists: every credited artist A–Z by sort name, paged like albums. */
+    const artists = Effect.fn("LibraryService.artists")(function* (query: ArtistQuery) {
+      const offset = query.offset ?? 0
+      const limit = clampLimit(query.limit, ALBUM_PAGE_DEFAULT, ALBUM_PAGE_MAX)
+      const page = yield* browse.artistPage(offset, limit)
+      return new ArtistPage({ items: page.items.map(toArtist), total: page.total, offset, limit }, true)
     })
 
     // Search answers per library version: the same words give the same answer to everyone until the library
     // changes, and search-as-you-type sends the same few prefixes over and over. A hit costs one read of the
-    // version (one index entry) instead of three planned searches (~7 ms of server and database CPU at 100k).
+    // version (one index entry) instead of three planned searches.
     const answers = versionedAnswers<SearchResult>(SEARCH_ANSWERS_KEPT)
-    const search = Effect.fn("LibraryService.search")(function* (q: string, limit: number | undefined) {
-      const key = searchKeyOf(q)
-      if (key === "") return new SearchResult({ artists: [], albums: [], tracks: [] })
-      const capped = clampLimit(limit, SEARCH_DEFAULT, SEARCH_MAX)
-      const found = browse.search(key, capped)
-      return yield* keptPerVersion(
-        answers,
-        `${capped}:${key}`,
-        Effect.map(
-          found,
-          (rows) =>
-            new SearchResult(
-              {
-                artists: rows.artists.map(toArtist),
-                albums: rows.albums.map(toAlbumRef),
-                tracks: rows.tracks.map(toTrack),
-              },
-              true,
-            ),
-        ),
+    const noResult = new SearchResult({ artists: [], albums: [], tracks: [] })
+    const toResult = (rows: {
+      readonly artists: ReadonlyArray<ArtistRecord>
+      readonly albums: ReadonlyArray<AlbumRecord>
+      readonly tracks: ReadonlyArray<TrackRecord>
+    }) =>
+      new SearchResult(
+        { artists: rows.artists.map(toArtist), albums: rows.albums.map(toAlbumRef), tracks: rows.tracks.map(toTrack) },
+        true,
       )
+
+    /**
+     * The search rule (contract "Library model", Search), one window of each kind: the query's folded words
+     * (core `searchQueryOf`) must each match a field of an item, the last as a prefix, ranked by the repository
+     * (whole-field equal, then all-prefix, then the rest; ties by popularity in the library). When nothing matches
+     * at all, the closest items by trigram similarity are the answer (typos). A query of nothing but spaces and
+     * punctuation finds nothing.
+     */
+    const searchWindows = Effect.fn("LibraryService.searchWindows")(function* (q: string, windows: SearchWindows) {
+      const query = searchQueryOf(q)
+      const asked = [windows.artists, windows.albums, windows.tracks].filter((window) => window.limit > 0)
+      if (query.words.length === 0 || asked.length === 0) return noResult
+      const key = JSON.stringify([
+        query.words,
+        [windows.artists.offset, windows.artists.limit],
+        [windows.albums.offset, windows.albums.limit],
+        [windows.tracks.offset, windows.tracks.limit],
+      ])
+      const compute = Effect.gen(function* () {
+        const found = yield* browse.search(query, windows)
+        if (found.artists.length > 0 || found.albums.length > 0 || found.tracks.length > 0) return toResult(found)
+        // Empty windows that all start at the first match mean no match; a later window may be past the end of
+        // matches that exist (and a kind not asked for may have some), so that is asked then.
+        const fromStart = asked.length === 3 && asked.every((window) => window.offset === 0)
+        if (!fromStart && (yield* browse.searchHasMatches(query))) return toResult(found)
+        return toResult(yield* browse.searchSimilar(query, windows))
+      })
+      return yield* keptPerVersion(answers, key, compute)
+    })
+
+    /** The JSON route's search: the first `limit` (default 20, at most 100) of each kind. */
+    const search = Effect.fn("LibraryService.search")(function* (q: string, limit: number | undefined) {
+      const capped = clampLimit(limit, SEARCH_DEFAULT, SEARCH_MAX)
+      const window = { offset: 0, limit: capped }
+      return yield* searchWindows(q, { artists: window, albums: window, tracks: window })
     })
 
     /**
@@ -225,24 +310,46 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
      * external providers an admin switched on.
      */
     const coverSources = Effect.fn("LibraryService.coverSources")(function* (externalEnabled: ReadonlySet<string>) {
-      const counts = yield* browse.coverCounts
+      const [counts, artistCounts] = yield* Effect.all([browse.coverCounts, browse.artistArtCounts], {
+        concurrency: 2,
+      })
       const bySource: Record<string, number> = {}
       let albums = 0
       for (const row of counts) {
         albums += row.albums
         if (row.source !== null) bySource[row.source] = row.albums
       }
-      const covered = Object.entries(bySource).reduce((sum, [source, n]) => sum + (isValidArtSource(source) ? n : 0), 0)
+      // Artist images the same way (an `artist.*` in the artist's folder is the `sidecar` source).
+      const artistsBySource: Record<string, number> = {}
+      let artists = 0
+      for (const row of artistCounts) {
+        artists += row.artists
+        if (row.source !== null) artistsBySource[row.source] = row.artists
+      }
+      const coveredOf = (by: Record<string, number>) =>
+        Object.entries(by).reduce((sum, [source, n]) => sum + (isValidArtSource(source) ? n : 0), 0)
       const known = [...LOCAL_COVER_PROVIDERS, ...EXTERNAL_COVER_PROVIDERS] as ReadonlyArray<string>
-      const providers = [...known, ...Object.keys(bySource).filter((id) => !known.includes(id))].map(
+      const seen = [...Object.keys(bySource), ...Object.keys(artistsBySource)]
+      const providers = [...known, ...new Set(seen.filter((id) => !known.includes(id)))].map(
         (id) =>
           new CoverProvider({
             id,
             enabled: (LOCAL_COVER_PROVIDERS as ReadonlyArray<string>).includes(id) || externalEnabled.has(id),
             covered_albums: bySource[id] ?? 0,
+            covered_artists: artistsBySource[id] ?? 0,
           }),
       )
-      return new CoverSources({ providers, coverage: new CoverCoverage({ albums, covered, by_source: bySource }) })
+      return new CoverSources({
+        providers,
+        coverage: new CoverCoverage({
+          albums,
+          covered: coveredOf(bySource),
+          by_source: bySource,
+          artists,
+          covered_artists: coveredOf(artistsBySource),
+          artists_by_source: artistsBySource,
+        }),
+      })
     })
 
     /** Entities in the order of `ids`; ids that no longer exist are left out. */
@@ -252,6 +359,29 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       Effect.map(browse.albumsByIds(ids), (rows) => inOrder(ids, byId(rows)).map(toAlbumRef))
     const artistsByIds = (ids: ReadonlyArray<string>) =>
       Effect.map(browse.artistsByIds(ids), (rows) => inOrder(ids, byId(rows)).map(toArtist))
+
+    /**
+     * The Subsonic adapter's facts beyond the wire classes: per track id its tagged TITLESORT (tracks without
+     * one are absent), per album id its sort key, compilation flag and disc titles (OpenSubsonic `discTitles`).
+     */
+    const subsonicFacts = Effect.fn("LibraryService.subsonicFacts")(function* (
+      trackIds: ReadonlyArray<string>,
+      albumIds: ReadonlyArray<string>,
+    ) {
+      const found =
+        trackIds.length === 0 && albumIds.length === 0
+          ? { tracks: [], albums: [] }
+          : yield* browse.subsonicFacts(trackIds, albumIds)
+      return {
+        sortTitles: new Map(found.tracks.map((track) => [track.id, track.sort_title])),
+        albums: new Map(
+          found.albums.map((album) => [
+            album.id,
+            { sortName: album.sort_key, isCompilation: album.compilation, discTitles: album.discs },
+          ]),
+        ),
+      } satisfies { sortTitles: ReadonlyMap<string, string>; albums: ReadonlyMap<string, AlbumExtras> }
+    })
 
     /** Genres with track and album counts (the Subsonic getGenres index): the genre rule's one index. */
     const genreCounts = browse.genreCounts
@@ -332,13 +462,16 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       albums,
       album,
       artist,
+      artists,
       search,
+      searchWindows,
       shuffle,
       recentlyAdded,
       coverSources,
       tracksByIds,
       albumsByIds,
       artistsByIds,
+      subsonicFacts,
       catalogText: browse.catalogText,
     } as const
   }),

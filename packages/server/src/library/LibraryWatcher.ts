@@ -1,6 +1,7 @@
 import * as path from "node:path"
+import { isAudioPath, scanIgnoreRule } from "@tonearm/core"
 import { Clock, Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Runtime } from "effect"
-import { TonearmConfig } from "../config/TonearmConfig.js"
+import { scanIgnoreOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { Scanner } from "./Scanner.js"
 
 /** How scans keep up with the library folder without being asked. */
@@ -57,14 +58,24 @@ export const WatchSettingsConfig: Config.Config<WatchSettings> = Config.all({
   ),
 })
 
+const hiddenMetadataOnly = scanIgnoreRule([])
+
 /**
- * Whether a changed path (relative to the library folder) can matter to the index: hidden files and
- * folders (a tagger's or rsync's temporary `.name.XXXX`, `.Trash`, `.sync`) never do, nor the data folder
- * when it sits inside the library.
+ * Whether a changed path (relative to the library folder) can matter to the index: what scans skip never
+ * does (`ignored`: core's `scanIgnoreRule`, hidden metadata such as `.Trash-1000` or `@eaDir` by default), nor a
+ * dotted temporary or state file that is not audio (rsync's `.01.mp3.Xa12`, a sync tool's `.state.db`), nor the
+ * data folder when it sits inside the library. A folder whose name merely starts with a dot (`.38 Special`) does.
  */
-export const isWatchedChange = (relative: string, dataDirRelative: string | undefined): boolean => {
+export const isWatchedChange = (
+  relative: string,
+  dataDirRelative: string | undefined,
+  ignored: (relative: string) => boolean = hiddenMetadataOnly,
+): boolean => {
   if (relative === "" || relative.startsWith("..") || path.isAbsolute(relative)) return false
-  if (relative.split(path.sep).some((segment) => segment.startsWith("."))) return false
+  const segments = relative.split(path.sep)
+  if (segments.some((_, index) => ignored(segments.slice(0, index + 1).join("/")))) return false
+  const name = segments[segments.length - 1]!
+  if (name.startsWith(".") && name.indexOf(".", 1) > 0 && !isAudioPath(name)) return false
   return (
     dataDirRelative === undefined ||
     (relative !== dataDirRelative && !relative.startsWith(`${dataDirRelative}${path.sep}`))
@@ -85,8 +96,10 @@ export const libraryWatcher = (settings: WatchSettings) =>
     Effect.gen(function* () {
       if (!settings.watch && Option.isNone(settings.interval)) return
       const scanner = yield* Scanner
-      const { dataDir } = yield* TonearmConfig
+      const config = yield* TonearmConfig
+      const { dataDir } = config
       const root = scanner.root
+      const ignored = scanIgnoreRule(scanIgnoreOf(config))
       const dataDirRelative = path.relative(root, dataDir)
       const dataInside =
         dataDirRelative !== "" && !dataDirRelative.startsWith("..") && !path.isAbsolute(dataDirRelative)
@@ -103,7 +116,7 @@ export const libraryWatcher = (settings: WatchSettings) =>
             const done = result.value
             return yield* Effect.logInfo(
               `background library scan finished in ${done.seconds.toFixed(1)} s: ${done.added} added, ` +
-                `${done.updated} updated, ${done.removed} removed, ${done.errors} errors`,
+                `${done.updated} updated, ${done.removed} removed, ${done.skipped} skipped, ${done.errors} errors`,
             )
           }
           yield* Effect.sleep(BUSY_RETRY)
@@ -142,7 +155,7 @@ export const libraryWatcher = (settings: WatchSettings) =>
           Queue.unsafeOffer(wake, undefined)
           return
         }
-        if (events.some((event) => isWatchedChange(path.relative(root, event.path), dataInside))) {
+        if (events.some((event) => isWatchedChange(path.relative(root, event.path), dataInside, ignored))) {
           Queue.unsafeOffer(wake, undefined)
         }
       }

@@ -3,6 +3,7 @@ import { Track } from "@tonearm/core"
 import { Effect, Schema } from "effect"
 import { decodeRows, withTotal } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { TRACK_COLUMNS } from "./BrowseRepository.js"
 
 /** A missing track as stored: the wire Track, with pg's `Date`s decoded. */
 export const MissingTrackRecord = Schema.Struct({
@@ -21,16 +22,14 @@ export class MissingTracksRepository extends Effect.Service<MissingTracksReposit
   {
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const trackColumns = sql.literal(TRACK_COLUMNS)
 
       /** The longest missing first (then by id, so pages are stable), with the total. */
       const page = (offset: number, limit: number) =>
         withTotal(
           sql`
-              SELECT t.id, t.title, t.album_id, al.title AS album_title, t.artist_id, ar.name AS artist_name,
-                     t.track_number, t.disc_number, t.duration_ms, t.genre, t.file_format, t.bitrate_kbps,
-                     t.size_bytes::float8 AS size_bytes, t.mbid, t.added_at, t.missing_since
-              FROM indexed_tracks t
-              JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
+              SELECT ${trackColumns}, t.missing_since
+              FROM indexed_tracks t JOIN indexed_albums al ON al.id = t.album_id
               WHERE t.missing_since IS NOT NULL
               ORDER BY t.missing_since, t.id
               OFFSET ${offset} LIMIT ${limit}`.pipe(Effect.flatMap(decodeRows(MissingTrackRecord))),

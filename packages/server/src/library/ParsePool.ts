@@ -1,5 +1,6 @@
 import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
+import type { EmbeddedLyricsTag } from "@tonearm/core"
 import { Context, Effect, Layer } from "effect"
 import { idleWorkers } from "../idleWorkers.js"
 
@@ -25,10 +26,17 @@ export interface RawTags {
   readonly artistMbid: string | null
   readonly albumArtistMbid: string | null
   readonly hasPicture: boolean
+  /** Native tags the common fields leave out, by one name per tag across formats (parseWorker.mjs WANTED). */
+  readonly native?: Readonly<Record<string, ReadonlyArray<string>>>
 }
 
 /** One file's answer: its tags, or why they could not be read (the file then becomes a scan error). */
 export type ParsedFile = { readonly ok: true; readonly tags: RawTags } | { readonly ok: false; readonly error: string }
+
+/** One file's lyrics tags (parseWorker.mjs `lyricsOf`), or why the file could not be read. */
+export type ParsedLyrics =
+  | { readonly ok: true; readonly tags: ReadonlyArray<EmbeddedLyricsTag> }
+  | { readonly ok: false; readonly error: string }
 
 /**
  * Each file's parse is short-lived garbage; V8's default young generation (up to 48 MB per isolate) only
@@ -52,8 +60,9 @@ const JOBS_IN_FLIGHT_PER_WORKER = 3
  */
 export const PARSE_WORKERS_IDLE_MS = 10_000
 
-type Reply = { readonly id: number; readonly results: ReadonlyArray<ParsedFile> }
-type Pending = { readonly size: number; readonly resume: (results: ReadonlyArray<ParsedFile>) => void }
+/** A worker's answer: a job's `results`, or (a `lyrics` message) one file's `lyrics`. */
+type Reply = { readonly id: number; readonly results?: ReadonlyArray<ParsedFile>; readonly lyrics?: ParsedLyrics }
+type Pending = { readonly answer: (reply: Reply) => void; readonly fail: (error: string) => void }
 type ParseSlot = { readonly worker: Worker; readonly pending: Map<number, Pending> }
 
 const failedAll = (size: number, error: string): ReadonlyArray<ParsedFile> =>
@@ -68,6 +77,8 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
   {
     /** Reads the files' tags, answering in the same order; never fails (a file's failure is its answer). */
     readonly parseMany: (paths: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<ParsedFile>>
+    /** Reads one file's lyrics tags (SYLT, USLT, LYRICS, ©lyr, …) off the event loop; never fails. */
+    readonly readLyrics: (path: string) => Effect.Effect<ParsedLyrics>
     readonly workers: number
     /** The most files to put in one parseMany call. */
     readonly filesPerJob: number
@@ -89,11 +100,11 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
           const job = pending.get(reply.id)
           if (job === undefined) return
           pending.delete(reply.id)
-          job.resume(reply.results)
+          job.answer(reply)
         })
         // A crashed worker fails its files (they become scan errors) and is replaced.
         worker.on("error", (error) => {
-          for (const job of pending.values()) job.resume(failedAll(job.size, `parser crashed: ${error.message}`))
+          for (const job of pending.values()) job.fail(`parser crashed: ${error.message}`)
           pending.clear()
           if (pool.slots[index]?.worker === worker) pool.slots[index] = spawn(index)
         })
@@ -103,12 +114,20 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
       // and stop after `idleMs` without a job (the next job starts them again).
       const pool = yield* idleWorkers({ count: workers, idleMs, spawn })
 
-      const parseMany = (paths: ReadonlyArray<string>) =>
-        Effect.async<ReadonlyArray<ParsedFile>>((resume) => {
+      /**
+       * Sends one message to the least busy worker and answers what it replies (`read`), or `failed(error)` when
+       * the pool is shut down or the worker crashes.
+       */
+      const ask = <A>(
+        message: Record<string, unknown>,
+        read: (reply: Reply) => A,
+        failed: (error: string) => A,
+      ): Effect.Effect<A> =>
+        Effect.async<A>((resume) => {
           const running = pool.jobStarted()
           if (running.length === 0) {
             pool.jobEnded()
-            resume(Effect.succeed(failedAll(paths.length, "the parser pool is shut down")))
+            resume(Effect.succeed(failed("the parser pool is shut down")))
             return
           }
           const slot = running.reduce((least, candidate) =>
@@ -122,21 +141,39 @@ export class ParsePool extends Context.Tag("@tonearm/server/ParsePool")<
             pool.jobEnded()
           }
           slot.pending.set(id, {
-            size: paths.length,
-            resume: (results) => {
+            answer: (reply) => {
               finish()
-              resume(Effect.succeed(results))
+              resume(Effect.succeed(read(reply)))
+            },
+            fail: (error) => {
+              finish()
+              resume(Effect.succeed(failed(error)))
             },
           })
-          slot.worker.postMessage({ id, paths })
+          slot.worker.postMessage({ ...message, id })
           return Effect.sync(() => {
             slot.pending.delete(id)
             finish()
           })
         })
 
+      const parseMany = (paths: ReadonlyArray<string>) =>
+        ask(
+          { paths },
+          (reply) => reply.results ?? failedAll(paths.length, "the parser answered no results"),
+          (error) => failedAll(paths.length, error),
+        )
+
+      const readLyrics = (path: string) =>
+        ask<ParsedLyrics>(
+          { kind: "lyrics", path },
+          (reply) => reply.lyrics ?? { ok: false, error: "the parser answered no lyrics" },
+          (error) => ({ ok: false, error }),
+        )
+
       return {
         parseMany,
+        readLyrics,
         workers,
         filesPerJob: FILES_PER_JOB,
         jobsInFlight: workers * JOBS_IN_FLIGHT_PER_WORKER,

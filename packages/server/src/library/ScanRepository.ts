@@ -15,6 +15,7 @@ export const ScanRecord = Schema.Struct({
   removed: Schema.Number,
   errors: Schema.Number,
   message: Schema.NullOr(Schema.String),
+  skipped: Schema.Number,
 })
 export type ScanRecord = typeof ScanRecord.Type
 
@@ -33,6 +34,8 @@ export interface ScanCounters {
   readonly updated: number
   readonly removed: number
   readonly errors: number
+  /** Files and folders the walk skipped (hidden metadata, the ignore list). */
+  readonly skipped: number
 }
 
 /** Key of the advisory lock that makes scans one at a time across every replica. */
@@ -80,7 +83,7 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
     const progress = (id: number, counters: ScanCounters) =>
       sql`
         UPDATE scans SET files_seen = ${counters.filesSeen}, added = ${counters.added}, updated = ${counters.updated},
-          removed = ${counters.removed}, errors = ${counters.errors}
+          removed = ${counters.removed}, errors = ${counters.errors}, skipped = ${counters.skipped}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("ScanRepository.progress"))
 
     const finish = (
@@ -93,7 +96,7 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
       sql`
         UPDATE scans SET state = ${state}, finished_at = ${now}, files_seen = ${counters.filesSeen},
           added = ${counters.added}, updated = ${counters.updated}, removed = ${counters.removed},
-          errors = ${counters.errors}, message = ${message}
+          errors = ${counters.errors}, skipped = ${counters.skipped}, message = ${message}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("ScanRepository.finish"))
 
     const latest = sql`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(

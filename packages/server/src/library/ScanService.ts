@@ -22,6 +22,7 @@ const IDLE = new ScanStatus({
   updated: 0,
   removed: 0,
   errors: 0,
+  skipped: 0,
 })
 
 /** Scans started over the API run in the background, one at a time across replicas; status is read from the database. */
@@ -42,7 +43,7 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
               onSome: (done) =>
                 Effect.logInfo(
                   `library scan finished in ${done.seconds.toFixed(1)} s: ${done.filesSeen} files, ${done.added} added, ` +
-                    `${done.updated} updated, ${done.removed} removed, ${done.errors} errors`,
+                    `${done.updated} updated, ${done.removed} removed, ${done.skipped} skipped, ${done.errors} errors`,
                 ),
             }),
           ),
@@ -89,6 +90,7 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
         removed: row.removed,
         errors: row.errors,
         message: state === "failed" ? row.message : null,
+        skipped: row.skipped,
       })
     })
 

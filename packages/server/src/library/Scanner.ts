@@ -1,12 +1,14 @@
 import type { SqlClient } from "@effect/sql"
+import { scanIgnoreRule } from "@tonearm/core"
 import { Cause, Chunk, Clock, Effect, Option, Ref, Stream } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
-import { TonearmConfig } from "../config/TonearmConfig.js"
+import { scanIgnoreOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { CatalogRepository } from "./CatalogRepository.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { ScanSignals } from "./ScanSignals.js"
+import { artistImages } from "./scan/artistImages.js"
 import { MoveCandidates } from "./scan/moves.js"
 import { plan } from "./scan/plan.js"
 import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
@@ -44,12 +46,23 @@ const logFailures = (batch: ReadonlyArray<ParsedFolder>) =>
     { discard: true },
   )
 
-const noCounts: Tally = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, filesToRead: 0, filesRead: 0 }
+const noCounts: Tally = {
+  filesSeen: 0,
+  added: 0,
+  updated: 0,
+  removed: 0,
+  errors: 0,
+  skipped: 0,
+  filesToRead: 0,
+  filesRead: 0,
+}
 
 /**
  * Indexes the library folder in phases: walk (disk and index at once) → plan (what changed, decided
  * purely) → read (dirty files on the parse pool, as a stream of finished folders, batched by size and
- * time) → write (one transaction per batch) → tidy. Incremental by default; `full` re-reads everything.
+ * time) → write (one transaction per batch) → tidy → artist images (`artist.*`). Incremental by default;
+ * `full` re-reads everything. Hidden metadata (`.DS_Store`, `._*`, `@eaDir`, …) and what `TONEARM_SCAN_IGNORE`
+ * names are skipped, and counted; a name that merely starts with a dot is scanned like any other.
  * Each batch commits on its own, so a scan that is killed loses nothing already indexed and the next one
  * continues from there. A file that cannot be read is recorded as a scan error and never stops the scan.
  *
@@ -66,6 +79,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
     // The phases ask for their services; they run with the ones this scanner was built with.
     const phases = yield* Effect.context<CatalogRepository | ChangeLog | ParsePool | SqlClient.SqlClient>()
     const root = config.libraryDir
+    const ignored = scanIgnoreRule(scanIgnoreOf(config))
 
     const run = (options: ScanOptions, scanId: number) =>
       Effect.gen(function* () {
@@ -78,7 +92,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* report("walking")
 
         const catalog = yield* CatalogRepository
-        const { walked, known } = yield* walk(root).pipe(
+        const { walked, known } = yield* walk(root, ignored).pipe(
           Effect.catchIf(
             (error): error is LibraryFolderUnreadable => error instanceof LibraryFolderUnreadable,
             (error) =>
@@ -93,6 +107,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* Ref.update(tally, (counts) => ({
           ...counts,
           filesSeen: planned.filesSeen,
+          skipped: walked.skipped ?? 0,
           filesToRead: planned.filesToRead,
         }))
         yield* report("reading")
@@ -121,6 +136,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* Ref.update(tally, (counts) => ({ ...counts, errors: counts.errors + planned.errorsKept }))
         yield* report("tidying")
         const { removed } = yield* tidy(planned, root)
+        yield* artistImages(walked)
         const counts = yield* Ref.updateAndGet(tally, (counts) => ({ ...counts, removed }))
         if (statisticsStale(counts.added + counts.updated + removed, known.tracks.size)) yield* catalog.analyze
         yield* report("done")
@@ -131,6 +147,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           updated: counts.updated,
           removed: counts.removed,
           errors: counts.errors,
+          skipped: counts.skipped,
           seconds: (finished - started) / 1000,
         } satisfies ScanSummary
       }).pipe(Effect.provide(phases))
@@ -153,13 +170,14 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
                 else yield* Effect.logError("library scan failed", cause)
                 const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
                 const counters = Option.match(latest, {
-                  onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0 }),
+                  onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, skipped: 0 }),
                   onSome: (row) => ({
                     filesSeen: row.files_seen,
                     added: row.added,
                     updated: row.updated,
                     removed: row.removed,
                     errors: row.errors,
+                    skipped: row.skipped,
                   }),
                 })
                 const squashed = Cause.squash(cause)

@@ -77,6 +77,8 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         const file = yield* resolveInLibrary(libraryDir, row.value.path)
         return Option.map(file, (found) => ({
           ...found,
+          /** The library-relative path (its folder holds the sidecar files). */
+          relativePath: row.value.path,
           fileFormat: row.value.file_format,
           title: row.value.title,
           bitrateKbps: row.value.bitrate_kbps,
@@ -96,13 +98,20 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         return Option.map(file, (found) => ({ ...found, source }))
       })
 
-    /** An artist's image: saved by enrichment under the data directory, named by the artist id. */
+    /**
+     * An artist's image: a local `artist.*` (source `sidecar`) lies in the library at its recorded path; a
+     * provider's was saved by enrichment under the data directory, named by the artist id.
+     */
     const artistImageFile = (id: ArtistId) =>
       Effect.gen(function* () {
-        const row = yield* browse.artist(id)
+        const row = yield* browse.artistArt(id)
         if (Option.isNone(row) || row.value.art_source === null) return Option.none()
         const source = row.value.art_source
-        const file = yield* resolveInLibrary(externalArtistImagesDir(dataDir), id)
+        const local = source === "sidecar"
+        if (local && row.value.art_path === null) return Option.none()
+        const file = local
+          ? yield* resolveInLibrary(libraryDir, row.value.art_path!)
+          : yield* resolveInLibrary(externalArtistImagesDir(dataDir), id)
         return Option.map(file, (found) => ({ ...found, source }))
       })
 

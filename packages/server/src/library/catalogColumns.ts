@@ -19,6 +19,8 @@ export interface CatalogText {
   readonly album_artist_ids: string
   readonly genres: string
   readonly artist_mbids: string
+  /** Per track, its other credited artists as `[[artist_id, role], …]`, or null when it has none. */
+  readonly credits: string
   readonly duration_ms: Uint8Array
   readonly year: Uint8Array
   readonly added_at_ms: Uint8Array
@@ -30,7 +32,7 @@ export const isCatalogText = (u: unknown): u is CatalogText =>
   hasAggregateFields(
     u,
     "tracks",
-    ["ids", "artist_ids", "album_ids", "album_artist_ids", "genres", "artist_mbids"],
+    ["ids", "artist_ids", "album_ids", "album_artist_ids", "genres", "artist_mbids", "credits"],
     ["duration_ms", "year", "added_at_ms"],
   ) &&
   (u.tags === undefined || typeof u.tags === "string")
@@ -51,6 +53,23 @@ const tagRowsOf = (json: string): ReadonlyArray<EntityTagRow> =>
     return { album_id: album, artist_id: artist, tag, weight }
   })
 
+type Credits = NonNullable<LibraryTrack["credits"]>
+
+const creditsOf = (value: unknown): Credits | undefined => {
+  if (value === null) return undefined
+  if (!Array.isArray(value)) throw invalid(`credits ${JSON.stringify(value)}`)
+  return value.map((credit: unknown) => {
+    if (
+      !Array.isArray(credit) ||
+      credit.length !== 2 ||
+      typeof credit[0] !== "string" ||
+      (credit[1] !== "main" && credit[1] !== "featured")
+    )
+      throw invalid(`credit ${JSON.stringify(credit)}`)
+    return { artist_id: credit[0] as LibraryTrack["artist_id"], role: credit[1] }
+  })
+}
+
 /** The engine's tracks of an aggregate, every value checked; throws on a malformed one (a defect: SQL makes them). */
 export const decodeCatalogText = (text: CatalogText): ReadonlyArray<LibraryTrack> => {
   const n = text.tracks
@@ -60,6 +79,7 @@ export const decodeCatalogText = (text: CatalogText): ReadonlyArray<LibraryTrack
   const albumArtistIds = texts(text.album_artist_ids, n, "album_artist_ids", false) as ReadonlyArray<string>
   const genres = texts(text.genres, n, "genres", true)
   const mbids = texts(text.artist_mbids, n, "artist_mbids", true)
+  const credits = array(text.credits, n, "credits")
   const durations = floats(text.duration_ms, n, "duration_ms")
   const years = floats(text.year, n, "year")
   const added = floats(text.added_at_ms, n, "added_at_ms")
@@ -79,7 +99,9 @@ export const decodeCatalogText = (text: CatalogText): ReadonlyArray<LibraryTrack
       album_artist_id: albumArtistIds[i]! as LibraryTrack["artist_id"],
     }
     const tags = tagsOf?.(track.artist_id, track.album_id)
-    tracks[i] = tags === undefined || tags.length === 0 ? track : { ...track, tags }
+    const others = creditsOf(credits[i])
+    const credited = others === undefined ? track : { ...track, credits: others }
+    tracks[i] = tags === undefined || tags.length === 0 ? credited : { ...credited, tags }
   }
   return tracks
 }

@@ -1,3 +1,4 @@
+export { CatalogRules } from "./CatalogRules.js"
 export { CoverService } from "./CoverService.js"
 export { byId, inOrder } from "./idOrder.js"
 export { LibraryEnrichment } from "./LibraryEnrichment.js"
@@ -9,6 +10,7 @@ export {
 } from "./LibraryHttp.js"
 export { LibraryService } from "./LibraryService.js"
 export { LibraryWatcherLive } from "./LibraryWatcher.js"
+export { LyricsService } from "./LyricsService.js"
 export { ParsePool } from "./ParsePool.js"
 export { Scanner, type ScanProgress, type ScanSummary } from "./Scanner.js"
 export { BootScanLive, ScanService } from "./ScanService.js"

@@ -144,8 +144,90 @@ const readTags = async (path) => {
   }
 }
 
+// Native tag ids per format, folded to one name each (Vorbis comments are already named so).
+const NATIVE_NAMES = {
+  TPE1: "ARTIST",
+  TP1: "ARTIST",
+  TPE2: "ALBUMARTIST",
+  TP2: "ALBUMARTIST",
+  TSOP: "ARTISTSORT",
+  TSO2: "ALBUMARTISTSORT",
+  TSOA: "ALBUMSORT",
+  TSOT: "TITLESORT",
+  TSST: "DISCSUBTITLE",
+  "©ART": "ARTIST",
+  aART: "ALBUMARTIST",
+  soar: "ARTISTSORT",
+  soaa: "ALBUMARTISTSORT",
+  soal: "ALBUMSORT",
+  sonm: "TITLESORT",
+  "ALBUM ARTIST": "ALBUMARTIST",
+  "WM/ALBUMARTIST": "ALBUMARTIST",
+  AUTHOR: "ARTIST",
+}
+
+// The names the catalogue reads beyond music-metadata's common fields (credits, sort, discs, editions, gain).
+const WANTED = new Set([
+  "ARTIST",
+  "ARTISTS",
+  "ALBUMARTIST",
+  "ALBUMARTISTS",
+  "ARTISTSORT",
+  "ALBUMARTISTSORT",
+  "ALBUMSORT",
+  "TITLESORT",
+  "DISCSUBTITLE",
+  "MUSICBRAINZ_ALBUMCOMMENT",
+  "REPLAYGAIN_TRACK_GAIN",
+  "REPLAYGAIN_TRACK_PEAK",
+  "REPLAYGAIN_ALBUM_GAIN",
+  "REPLAYGAIN_ALBUM_PEAK",
+  "R128_TRACK_GAIN",
+  "R128_ALBUM_GAIN",
+])
+
+const nativeName = (id) => {
+  const bare = id.replace(/^TXXX:/, "").replace(/^----:com\.apple\.iTunes:/, "")
+  const named = NATIVE_NAMES[bare] ?? NATIVE_NAMES[bare.toUpperCase()] ?? bare.toUpperCase()
+  return named === "MUSICBRAINZ ALBUM COMMENT" ? "MUSICBRAINZ_ALBUMCOMMENT" : named
+}
+
+// ID3v2.3 and 2.2 have no multi-value separator: music-metadata splits their artist frame on "/" (the old
+// standard's performer separator) unless it holds NUL-separated values, which would make `AC/DC` two artists.
+// The contract reads the text as tagged (its own separators have spaces: `A / B`), so that split is undone.
+const SLASH_SPLIT_FRAMES = new Set(["TPE1", "TP1"])
+const slashSplit = (format, id, warnings) =>
+  (format === "ID3v2.3" || format === "ID3v2.2") &&
+  SLASH_SPLIT_FRAMES.has(id) &&
+  !warnings.some((warning) => warning.message === `${format} ${id} uses non standard null-separator.`)
+
+/**
+ * The wanted native tags as name → values, each name from one tag format only (ID3v1 last: it truncates names
+ * to 30 characters), so a file tagged twice does not credit an artist twice.
+ */
+const nativeOf = (native, warnings) => {
+  const out = {}
+  const formats = Object.keys(native ?? {}).sort((a, b) => (a === "ID3v1") - (b === "ID3v1"))
+  for (const format of formats) {
+    const found = {}
+    const slashed = {}
+    for (const { id, value } of native[format]) {
+      const name = nativeName(String(id))
+      if (!WANTED.has(name) || name in out) continue
+      const text = typeof value === "string" ? value : typeof value === "number" ? String(value) : undefined
+      if (text === undefined) continue
+      const into = slashSplit(format, String(id), warnings) ? slashed : found
+      if (into[name] === undefined) into[name] = [text]
+      else into[name].push(text)
+    }
+    for (const [name, parts] of Object.entries(slashed)) found[name] = [...(found[name] ?? []), parts.join("/")]
+    Object.assign(out, found)
+  }
+  return out
+}
+
 /** The summary sent back for one file: small and structured-cloneable. */
-const summaryOf = ({ common, format }) => ({
+const summaryOf = ({ common, format, native, quality }) => ({
   container: format.container ?? null,
   codec: format.codec ?? null,
   duration: format.duration ?? null,
@@ -166,6 +248,7 @@ const summaryOf = ({ common, format }) => ({
   artistMbid: first(common.musicbrainz_artistid) ?? null,
   albumArtistMbid: first(common.musicbrainz_albumartistid) ?? null,
   hasPicture: Array.isArray(common.picture) && common.picture.length > 0,
+  native: nativeOf(native, quality?.warnings ?? []),
 })
 
 // Files parsed at once by this worker, whatever the number of jobs queued: enough to overlap one file's
@@ -193,7 +276,80 @@ const parseOne = (path) =>
     }
   })
 
+// ---- lyrics (the lyrics route reads them on demand, off the HTTP event loop) ------------------------------
+
+/** One file's tags for its lyrics: covers skipped, tags at the end (APE) read too, no duration scan. */
+const readLyricsTags = async (path) => {
+  const handle = await open(path, "r")
+  try {
+    const blocks = new FileBlocks(handle, (await handle.stat()).size)
+    return await parseFromTokenizer(new CachedFileTokenizer(blocks, path), { duration: false, skipCovers: true })
+  } finally {
+    await handle.close()
+  }
+}
+
+// Tags that hold lyrics as text, by upper-cased native id: Vorbis/FLAC and APE comments, MP4, ASF, and ID3
+// TXXX frames (ffmpeg writes its `lyrics` key as TXXX:USLT).
+const LYRICS_TEXT_IDS = new Set([
+  "LYRICS",
+  "UNSYNCEDLYRICS",
+  "UNSYNCED LYRICS",
+  "©LYR",
+  "WM/LYRICS",
+  "TXXX:LYRICS",
+  "TXXX:UNSYNCEDLYRICS",
+  "TXXX:UNSYNCED LYRICS",
+  "TXXX:USLT",
+])
+
+// ID3 SYLT timestamp format 2: milliseconds (1 is MPEG frames).
+const SYLT_MILLISECONDS = 2
+
+/** Every lyrics tag of the file in tag order, as @tonearm/core's EmbeddedLyricsTag (the rules live there). */
+const lyricsOf = ({ native }) => {
+  const found = []
+  for (const tags of Object.values(native ?? {})) {
+    for (const { id, value } of tags) {
+      const key = String(id).toUpperCase()
+      if ((key === "SYLT" || key === "SLT") && Array.isArray(value?.syncText)) {
+        found.push({
+          kind: "sylt",
+          lang: typeof value.language === "string" ? value.language : null,
+          contentType: typeof value.contentType === "number" ? value.contentType : 1,
+          millis: value.timeStampFormat === SYLT_MILLISECONDS,
+          entries: value.syncText.map((entry) => ({
+            ms: Number(entry.timestamp ?? 0),
+            text: String(entry.text ?? ""),
+          })),
+        })
+      } else if ((key === "USLT" || key === "ULT") && typeof value?.text === "string") {
+        found.push({ kind: "text", lang: typeof value.language === "string" ? value.language : null, text: value.text })
+      } else if (LYRICS_TEXT_IDS.has(key)) {
+        const text = typeof value === "string" ? value : value?.text
+        if (typeof text === "string") found.push({ kind: "text", lang: null, text })
+      }
+    }
+  }
+  return found
+}
+
+const lyricsOne = (path) =>
+  withSlot(async () => {
+    try {
+      return { ok: true, tags: lyricsOf(await readLyricsTags(path)) }
+    } catch (error) {
+      return { ok: false, error: error instanceof Error ? error.message : String(error) }
+    }
+  })
+
 // A job is a run of files (often one folder's); its answer comes back in one message, in the same order.
-parentPort.on("message", async ({ id, paths }) => {
+// A `lyrics` message asks for one file's lyrics tags.
+parentPort.on("message", async (message) => {
+  if (message.kind === "lyrics") {
+    parentPort.postMessage({ id: message.id, lyrics: await lyricsOne(message.path) })
+    return
+  }
+  const { id, paths } = message
   parentPort.postMessage({ id, results: await Promise.all(paths.map(parseOne)) })
 })

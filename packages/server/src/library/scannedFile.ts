@@ -1,20 +1,42 @@
 import * as path from "node:path"
+import { type Credit, cleanName, creditKeyOf, creditsOf, isVariousArtists, splitArtistText } from "@tonearm/core"
+import type { CatalogSettings } from "../config/TonearmConfig.js"
 import type { RawTags } from "./ParsePool.js"
 import type { FoundFile } from "./walk.js"
 
 export const UNKNOWN_ARTIST = "Unknown Artist"
 export const UNKNOWN_ALBUM = "Unknown Album"
 
+/** ReplayGain as tagged (contract: each null when untagged; R128 converted to dB relative to -18 LUFS). */
+export interface ReplayGain {
+  readonly trackGainDb: number | null
+  readonly trackPeak: number | null
+  readonly albumGainDb: number | null
+  readonly albumPeak: number | null
+}
+
 /** A file's tags, normalised into what the catalogue stores. */
 export interface ScannedFile extends FoundFile {
   readonly folder: string
   readonly title: string
+  /** The artist text as tagged (`Alice feat. Bob`): the track's display artist. */
   readonly artist: string
+  /** Every credited artist in tag order, with its role (contract "Artist credits"). */
+  readonly credits: ReadonlyArray<Credit>
+  /** No artist tag at all: the album's artist is credited instead (catalogRows). */
+  readonly artistUntagged: boolean
+  /** The album-artist text as tagged, or null. */
   readonly albumArtist: string | null
+  /** The album-artist tag as credits (empty when untagged). */
+  readonly albumArtistCredits: ReadonlyArray<Credit>
   readonly album: string
+  /** Whether the album tag was missing (the title then came from the folder or a sibling). */
+  readonly albumUntagged: boolean
   readonly compilation: boolean
   readonly trackNumber: number | null
-  readonly discNumber: number | null
+  /** A file without a disc number is on disc 1. */
+  readonly discNumber: number
+  readonly discSubtitle: string | null
   readonly date: string | null
   readonly year: number | null
   /** The raw genre text: a multi-valued tag joined with `; ` (contract), before the genre rule applies. */
@@ -26,6 +48,13 @@ export interface ScannedFile extends FoundFile {
   readonly albumMbid: string | null
   readonly artistMbid: string | null
   readonly albumArtistMbid: string | null
+  /** MusicBrainz's release comment (disambiguation): what tells two editions apart. */
+  readonly releaseComment: string | null
+  readonly artistSort: string | null
+  readonly albumArtistSort: string | null
+  readonly albumSort: string | null
+  readonly titleSort: string | null
+  readonly replayGain: ReplayGain
   readonly hasPicture: boolean
 }
 
@@ -49,21 +78,79 @@ export const unusableReason = (tags: RawTags, file: FoundFile): string | undefin
   return undefined
 }
 
-export const scannedFile = (file: FoundFile, folder: string, tags: RawTags): ScannedFile => {
+const values = (tags: RawTags, name: string): ReadonlyArray<string> =>
+  (tags.native?.[name] ?? []).flatMap((value) => {
+    const clean = text(value)
+    return clean === null ? [] : [clean]
+  })
+
+const firstValue = (tags: RawTags, name: string): string | null => values(tags, name)[0] ?? null
+
+/** `-6.54 dB`, `+1.2`, `0.988`: the number at the start, or null. */
+const numberOf = (value: string | null): number | null => {
+  const match = value === null ? null : /^\s*([+-]?\d+(?:[.,]\d+)?)/.exec(value)
+  if (match === null) return null
+  const number = Number(match[1]!.replace(",", "."))
+  return Number.isFinite(number) ? number : null
+}
+
+/** Opus R128 gains are Q7.8 fixed point relative to -23 LUFS; ReplayGain's reference is -18 LUFS (5 dB louder). */
+const r128ToReplayGain = (value: string | null): number | null => {
+  const q78 = value === null ? null : /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : null
+  return q78 === null || !Number.isFinite(q78) ? null : Math.round((q78 / 256 + 5) * 100) / 100
+}
+
+export const replayGainOf = (tags: RawTags): ReplayGain => ({
+  trackGainDb:
+    numberOf(firstValue(tags, "REPLAYGAIN_TRACK_GAIN")) ?? r128ToReplayGain(firstValue(tags, "R128_TRACK_GAIN")),
+  trackPeak: numberOf(firstValue(tags, "REPLAYGAIN_TRACK_PEAK")),
+  albumGainDb:
+    numberOf(firstValue(tags, "REPLAYGAIN_ALBUM_GAIN")) ?? r128ToReplayGain(firstValue(tags, "R128_ALBUM_GAIN")),
+  albumPeak: numberOf(firstValue(tags, "REPLAYGAIN_ALBUM_PEAK")),
+})
+
+export const scannedFile = (
+  file: FoundFile,
+  folder: string,
+  tags: RawTags,
+  rules: Pick<CatalogSettings, "artistSeparators">,
+): ScannedFile => {
   const extension = path.posix.extname(file.path).slice(1).toLowerCase()
   const folderName = folder === "" ? null : path.posix.basename(folder)
   // Raw text: each value kept as tagged (the genre rule trims later), NUL padding and blank values dropped.
   const genres = tags.genre.map((genre) => genre.replace(/\0/g, "")).filter((genre) => genre.trim() !== "")
+  const separators = rules.artistSeparators
+  // The display tags: the native values when the parser kept them apart, else its common field.
+  const artistTexts = values(tags, "ARTIST")
+  const texts = artistTexts.length > 0 ? artistTexts : [text(tags.artist)].filter((name) => name !== null)
+  const albumArtistTexts = values(tags, "ALBUMARTIST")
+  const albumTexts =
+    albumArtistTexts.length > 0 ? albumArtistTexts : [text(tags.albumartist)].filter((name) => name !== null)
+  const albumArtistCredits = creditsOf({ names: values(tags, "ALBUMARTISTS"), texts: albumTexts }, separators)
+  let credits = creditsOf({ names: values(tags, "ARTISTS"), texts }, separators)
+  const albumArtist = albumTexts.length > 0 ? cleanName(albumTexts.join(", ")) : null
+  // No artist tag at all: the album artist stands in (never "Various Artists" as a track artist).
+  if (credits.length === 0 && albumArtist !== null && !isVariousArtists(albumArtist)) {
+    credits = albumArtistCredits.length > 0 ? albumArtistCredits : splitArtistText(albumArtist, separators)
+  }
+  if (credits.length === 0) credits = [{ name: UNKNOWN_ARTIST, role: "main" }]
+  const artist = texts.length > 0 ? cleanName(texts.join(", ")) : credits.map((credit) => credit.name).join(", ")
+  const album = text(tags.album)
   return {
     ...file,
     folder,
     title: text(tags.title) ?? path.posix.basename(file.path, path.posix.extname(file.path)),
-    artist: text(tags.artist) ?? text(tags.albumartist) ?? UNKNOWN_ARTIST,
-    albumArtist: text(tags.albumartist),
-    album: text(tags.album) ?? folderName ?? UNKNOWN_ALBUM,
+    artist,
+    credits,
+    artistUntagged: texts.length === 0 && values(tags, "ARTISTS").length === 0,
+    albumArtist,
+    albumArtistCredits,
+    album: album ?? folderName ?? UNKNOWN_ALBUM,
+    albumUntagged: album === null,
     compilation: tags.compilation,
     trackNumber: positive(tags.track),
-    discNumber: positive(tags.disk),
+    discNumber: positive(tags.disk) ?? 1,
+    discSubtitle: firstValue(tags, "DISCSUBTITLE"),
     date: text(tags.date),
     year: tags.year,
     genre: genres.length > 0 ? genres.join("; ") : null,
@@ -74,13 +161,28 @@ export const scannedFile = (file: FoundFile, folder: string, tags: RawTags): Sca
     albumMbid: text(tags.albumMbid),
     artistMbid: text(tags.artistMbid),
     albumArtistMbid: text(tags.albumArtistMbid),
+    releaseComment: firstValue(tags, "MUSICBRAINZ_ALBUMCOMMENT"),
+    artistSort: firstValue(tags, "ARTISTSORT"),
+    albumArtistSort: firstValue(tags, "ALBUMARTISTSORT"),
+    albumSort: firstValue(tags, "ALBUMSORT"),
+    titleSort: firstValue(tags, "TITLESORT"),
+    replayGain: replayGainOf(tags),
     hasPicture: tags.hasPicture,
   }
 }
 
 /** Artists are one row per name, whatever its letter case or spacing. */
-export const artistKeyOf = (name: string): string => name.normalize("NFC").trim().replace(/\s+/g, " ").toLowerCase()
+export const artistKeyOf = creditKeyOf
 
-/** Albums are one row per album artist and title; discs in sub-folders join their album. */
-export const albumKeyOf = (albumArtist: string, title: string): string =>
-  `${artistKeyOf(albumArtist)}\u001f${artistKeyOf(title)}`
+/**
+ * Albums are one row per album artist, title and MusicBrainz release (two editions never merge), or, without a
+ * release id, per album artist, title and album folder (an artist's self-titled albums in two folders stay apart;
+ * `CD1`/`CD2` sub-folders count as their parent, so discs join their album).
+ */
+export const albumKeyOf = (
+  albumArtist: string,
+  title: string,
+  releaseMbid: string | null,
+  albumFolder: string,
+): string =>
+  `${artistKeyOf(albumArtist)}\u001f${artistKeyOf(title)}\u001f${releaseMbid === null ? `dir:${albumFolder}` : releaseMbid.toLowerCase()}`

@@ -1,6 +1,6 @@
 import { type Dirent, promises as fs } from "node:fs"
 import * as path from "node:path"
-import { isAudioPath, pickSidecarCover } from "@tonearm/core"
+import { isAudioPath, isHiddenMetadata, pickArtistImage, pickSidecarCover } from "@tonearm/core"
 import { Cause, Data, Effect, Option } from "effect"
 
 /**
@@ -46,7 +46,7 @@ export const libraryFolderStillThere = (root: string) =>
     catch: (cause) => new LibraryFolderUnreadable({ message: `${unreadableMessage(root, cause)}; ${MOUNTED}` }),
   }).pipe(
     Effect.flatMap((names) =>
-      names.some((name) => !name.startsWith("."))
+      names.some((name) => !isHiddenMetadata(name))
         ? Effect.void
         : Effect.fail(
             new LibraryFolderUnreadable({ message: `the library folder ${root} emptied during the scan; ${MOUNTED}` }),
@@ -77,6 +77,10 @@ export interface WalkResult {
   readonly folders: Map<string, FoundFolder>
   /** The cover image of every folder that has one, audio or not (disc folders borrow their parent's). */
   readonly sidecars: Map<string, SidecarStat>
+  /** The `artist.*` image of every folder that has one, audio or not, by folder (absent: none). */
+  readonly artistImages?: Map<string, SidecarStat>
+  /** Files and folders skipped as hidden metadata or by the ignore list; a folder counts once (absent: 0). */
+  readonly skipped?: number
 }
 
 /** Folders read at once: enough to hide each readdir's latency, few enough for the file-descriptor limit. */
@@ -84,15 +88,22 @@ const WALK_CONCURRENCY = 16
 
 const toPosix = (relative: string) => relative.split(path.sep).join("/")
 
+/** Hidden metadata only (`.DS_Store`, `._*`, `@eaDir`, …): what a walk skips when given no ignore list. */
+const hiddenMetadataOnly = (relative: string) => isHiddenMetadata(relative.slice(relative.lastIndexOf("/") + 1))
+
 /**
- * Every folder under the library root, read several at a time. Hidden entries and symlinked folders are
- * skipped; a symlinked file counts only when it stays inside the library.
+ * Every folder under the library root, read several at a time. What `ignored` says (given the path relative
+ * to the root, `/` separators: core's `scanIgnoreRule`) is skipped and counted, a folder with everything in
+ * it; a name that merely starts with a dot is not. Symlinked folders are skipped; a symlinked file counts only
+ * when it stays inside the library.
  */
-export const walkLibrary = (root: string) =>
+export const walkLibrary = (root: string, ignored: (relative: string) => boolean = hiddenMetadataOnly) =>
   Effect.tryPromise({
     try: async (): Promise<WalkResult> => {
       const folders = new Map<string, FoundFolder>()
       const sidecars = new Map<string, SidecarStat>()
+      const artistImages = new Map<string, SidecarStat>()
+      let skipped = 0
       const realRoot = await fs.realpath(root)
 
       const statFile = async (relative: string, symlink: boolean): Promise<FoundFile | undefined> => {
@@ -120,21 +131,28 @@ export const walkLibrary = (root: string) =>
         const names: Array<string> = []
         const audio: Array<{ relative: string; symlink: boolean }> = []
         for (const entry of entries) {
-          if (entry.name.startsWith(".")) continue
-          names.push(entry.name)
           const child = relative === "" ? entry.name : path.join(relative, entry.name)
+          if (ignored(toPosix(child))) {
+            skipped++
+            continue
+          }
+          names.push(entry.name)
           if (entry.isDirectory()) discover(child)
           else if ((entry.isFile() || entry.isSymbolicLink()) && isAudioPath(entry.name)) {
             audio.push({ relative: child, symlink: entry.isSymbolicLink() })
           }
         }
         const sidecar = pickSidecarCover(names)
-        const [files, sidecarStat] = await Promise.all([
+        const artistImage = pickArtistImage(names)
+        const [files, sidecarStat, artistImageStat] = await Promise.all([
           Promise.all(audio.map((file) => statFile(file.relative, file.symlink))),
           sidecar === undefined ? undefined : statFile(path.join(relative, sidecar), true),
+          artistImage === undefined ? undefined : statFile(path.join(relative, artistImage), true),
         ])
         const folder = toPosix(relative)
         if (sidecarStat !== undefined) sidecars.set(folder, { path: sidecarStat.path, mtimeMs: sidecarStat.mtimeMs })
+        if (artistImageStat !== undefined)
+          artistImages.set(folder, { path: artistImageStat.path, mtimeMs: artistImageStat.mtimeMs })
         const found = files.filter((file): file is FoundFile => file !== undefined)
         if (found.length === 0) return
         found.sort((a, b) => (a.path < b.path ? -1 : 1))
@@ -157,7 +175,7 @@ export const walkLibrary = (root: string) =>
         }
         pump()
       })
-      return { folders, sidecars }
+      return { folders, sidecars, artistImages, skipped }
     },
     catch: (cause) => new LibraryFolderUnreadable({ message: unreadableMessage(root, cause) }),
   })

@@ -1,4 +1,11 @@
-import { HttpApiBuilder, HttpRouter, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import {
+  HttpApiBuilder,
+  HttpApp,
+  HttpMiddleware,
+  HttpRouter,
+  HttpServerRequest,
+  HttpServerResponse,
+} from "@effect/platform"
 import {
   AlbumId,
   ArtistId,
@@ -20,7 +27,7 @@ import {
   toXml,
   type XmlObject,
 } from "@tonearm/core"
-import { Effect, Schema, type Scope } from "effect"
+import { Effect, Layer, Option, Schema, type Scope } from "effect"
 import { type ConditionalImage, imageResponse } from "../http/conditionalImage.js"
 import { connectionFacts } from "../http/connection.js"
 import { CoverService, LibraryService } from "../library/index.js"
@@ -30,20 +37,81 @@ import { busyResponse, StreamService } from "../streaming/index.js"
 import { SERVER_VERSION } from "../version.js"
 import { SubsonicParams } from "./params.js"
 import { SubsonicCredentialsService } from "./SubsonicCredentialsService.js"
+import { subsonicLyricsMethods } from "./SubsonicLyrics.js"
 import { SubsonicService } from "./SubsonicService.js"
 
-/** The OpenSubsonic extensions Tonearm implements (no lyrics are indexed, so no songLyrics). */
+/** The OpenSubsonic extensions Tonearm implements. */
 export const OPEN_SUBSONIC_EXTENSIONS = [
   { name: "formPost", versions: [1] },
   { name: "apiKeyAuthentication", versions: [1] },
   { name: "transcodeOffset", versions: [1] },
+  { name: "songLyrics", versions: [1] },
 ] as const
 
-/** The raw routes next to the contract, for the error-envelope layer's 404/405 table. */
+/** The raw routes next to the contract, for the error-envelope layer's 404/405 table (OPTIONS: subsonicCors). */
 export const SUBSONIC_ROUTES = [
   { method: "GET", path: "/rest/:method" },
   { method: "POST", path: "/rest/:method" },
+  { method: "OPTIONS", path: "/rest/:method" },
 ] as const
+
+/** Request headers a preflight allows when it names none. */
+const CORS_DEFAULT_HEADERS = "Accept, Authorization, Content-Type, Range, X-Requested-With"
+/** Response headers a page may read beyond the safelisted ones: ranges, downloads, throttling, validators. */
+const CORS_EXPOSED_HEADERS = "Accept-Ranges, Content-Disposition, Content-Range, ETag, Retry-After"
+const CORS_MAX_AGE_SECONDS = 86_400
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
+
+const isRestPath = (url: string) => url === "/rest" || url.startsWith("/rest/") || url.startsWith("/rest?")
+
+const withCorsHeaders = (
+  _request: HttpServerRequest.HttpServerRequest,
+  response: HttpServerResponse.HttpServerResponse,
+) =>
+  Effect.succeed(
+    HttpServerResponse.setHeaders(response, {
+      "access-control-allow-origin": "*",
+      "access-control-expose-headers": CORS_EXPOSED_HEADERS,
+    }),
+  )
+
+/** A preflight: the methods, the headers the browser asks for (header names only), cached for a day. */
+const preflight = (request: HttpServerRequest.HttpServerRequest) => {
+  const asked = (request.headers["access-control-request-headers"] ?? "")
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => HEADER_NAME.test(name))
+  return HttpServerResponse.empty({
+    status: 204,
+    headers: {
+      "access-control-allow-origin": "*",
+      "access-control-allow-methods": "GET, POST, OPTIONS",
+      "access-control-allow-headers": asked.length > 0 ? asked.join(", ") : CORS_DEFAULT_HEADERS,
+      "access-control-max-age": String(CORS_MAX_AGE_SECONDS),
+      // A page on a public origin calling a server on the home network (Chrome's Private Network Access).
+      ...(request.headers["access-control-request-private-network"] === "true"
+        ? { "access-control-allow-private-network": "true" }
+        : {}),
+      vary: "Access-Control-Request-Headers, Access-Control-Request-Private-Network",
+    },
+  })
+}
+
+/**
+ * CORS for `/rest` (contract "Subsonic compatibility: additions"): Subsonic credentials travel in the query or the
+ * form, never in cookies, so any origin may call it and no credentials are allowed. OPTIONS is answered here,
+ * before routing; every other answer gets `Access-Control-Allow-Origin: *` as it leaves, whatever made it (a
+ * method, a failure, the error envelope's 404/405, audio and images).
+ */
+export const subsonicCors = HttpMiddleware.make((app) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    if (!isRestPath(request.url)) return yield* app
+    if (request.method === "OPTIONS") return preflight(request)
+    yield* HttpApp.appendPreResponseHandler(withCorsHeaders)
+    return yield* app
+  }),
+)
 
 const COVER_CACHE_CONTROL = "max-age=86400, must-revalidate"
 
@@ -120,7 +188,7 @@ const positiveNumber = (raw: string | undefined) => {
   return Number.isFinite(n) && n >= 0 ? n : undefined
 }
 
-export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
+const SubsonicRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const subsonic = yield* SubsonicService
     const credentials = yield* SubsonicCredentialsService
@@ -129,6 +197,7 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
     const covers = yield* CoverService
     const collages = yield* PlaylistCover
     const library = yield* LibraryService
+    const lyrics = yield* subsonicLyricsMethods
 
     /** stream and download: the original bytes with Range, or the transcoder's output when asked for. */
     const audio = (params: SubsonicParams, download: boolean) =>
@@ -168,7 +237,7 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
         )
       })
 
-    /** getCoverArt: an album's cover, an artist's (its first covered album), a playlist's collage; `size` px. */
+    /** getCoverArt: an album's cover, an artist's image (else its first covered album's), a playlist's collage; `size` px. */
     const coverArt = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -187,6 +256,9 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
             case "playlist":
               return yield* collages.collage(user.id, PlaylistId.make(ref.id), ifNoneMatch)
             case "artist": {
+              // The artist's own image (a local `artist.*`, else a provider's), else its first covered album's.
+              const own = yield* Effect.option(covers.artistImage(ArtistId.make(ref.id), px, ifNoneMatch))
+              if (Option.isSome(own)) return own.value
               const artist = yield* library.artist(ArtistId.make(ref.id))
               const covered = [...artist.albums, ...artist.appears_on].find((album) => album.cover_art_source !== null)
               if (covered === undefined) return yield* noCover
@@ -214,10 +286,12 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
     >
     const methods: Record<string, (user: SessionUser, params: SubsonicParams) => Answer> = {
       ping: () => Effect.succeed({}),
+      // OpenSubsonic apiKeyAuthentication: whose the key is (any other sign-in answers its user too, as Navidrome does).
+      tokenInfo: (user) => Effect.succeed({ tokenInfo: { username: user.username } }),
       getLicense: () => Effect.succeed({ license: { valid: true } }),
       getMusicFolders: () => subsonic.getMusicFolders(),
-      getIndexes: (user) => subsonic.getIndexes(user),
-      getArtists: (user) => subsonic.getArtists(user),
+      getIndexes: subsonic.getIndexes,
+      getArtists: subsonic.getArtists,
       getArtist: subsonic.getArtist,
       getArtistInfo: subsonic.getArtistInfo,
       getArtistInfo2: subsonic.getArtistInfo2,
@@ -254,6 +328,8 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
       savePlayQueue: subsonic.savePlayQueue,
       getUser: subsonic.getUser,
       getScanStatus: () => subsonic.getScanStatus(),
+      getLyrics: (_, params) => lyrics.getLyrics(params),
+      getLyricsBySongId: (_, params) => lyrics.getLyricsBySongId(params),
       startScan: subsonic.startScan,
     }
 
@@ -274,8 +350,8 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
       if (run === undefined) return failed(format, Codes.generic, `Unknown method: ${method}`, 404)
       const tooOld = protocolVersionFailure(params.get("v"))
       if (tooOld !== undefined) return failed(format, tooOld.code, tooOld.message)
-      const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
-      return yield* credentials.authenticate(params, clientAddress).pipe(
+      return yield* proxies.clientAddress(connectionFacts(request)).pipe(
+        Effect.flatMap((clientAddress) => credentials.authenticate(params, clientAddress)),
         Effect.flatMap((user) => run(user, params)),
         Effect.map((answer) =>
           HttpServerResponse.isServerResponse(answer) ? answer : render(format, "ok", answer as SubsonicPayload),
@@ -315,3 +391,6 @@ export const SubsonicHttpLive = HttpApiBuilder.Router.use((router) =>
     yield* router.post("/rest/:method", handle)
   }),
 )
+
+/** The `/rest` routes and their CORS. */
+export const SubsonicHttpLive = Layer.merge(SubsonicRoutesLive, HttpApiBuilder.middleware(subsonicCors))

@@ -1,10 +1,12 @@
 import {
+  type AlbumExtras,
   type AlbumFacts,
   AlbumId,
   type AlbumRef,
   type Artist,
   ArtistId,
   albumChildOf,
+  albumFactsFrom,
   albumID3Of,
   artistID3Of,
   deviceClassOfClient,
@@ -27,6 +29,7 @@ import {
 } from "@tonearm/core"
 import { DateTime, Effect, Option, Schema } from "effect"
 import { AccountsService } from "../accounts/index.js"
+import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { LibraryService, ScanService } from "../library/index.js"
 import { type LikedAt, LikesService, PlaysService } from "../listening/index.js"
@@ -64,6 +67,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const scans = yield* ScanService
     const accounts = yield* AccountsService
     const queues = yield* PlayQueueRepository
+    const changes = yield* ChangeLog
 
     /** When the caller starred each of these ids (one query for every kind asked). */
     const starredAmong = (user: SessionUser, wanted: Parameters<typeof likes.likedAt>[1]) =>
@@ -80,22 +84,30 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         items.map((item) => answer(item, starred(kind, item.id))),
       )
 
-    /** The year and cover of the albums these tracks are on; `known` spares the album read when the caller has it. */
-    const albumFactsOf = (tracks: ReadonlyArray<Track>, known?: AlbumRef) => {
-      const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
-      return Effect.map(
-        known !== undefined && albumIds.every((id) => id === known.id)
-          ? Effect.succeed<ReadonlyArray<AlbumRef>>([known])
-          : library.albumsByIds(albumIds),
-        (albums) =>
-          new Map<string, AlbumFacts>(
-            albums.map((album) => [album.id, { year: album.year, hasCover: album.cover_art_source !== null }]),
-          ),
-      )
-    }
+    /**
+     * What songs show beyond the Track (their album's year, cover and album artists; their TITLESORT) and what the
+     * `listed` albums show beyond the AlbumRef (OpenSubsonic sortName, isCompilation, discTitles). `known` spares
+     * the album read when the caller has it.
+     */
+    const albumFactsOf = (tracks: ReadonlyArray<Track>, known?: AlbumRef, listed: ReadonlyArray<AlbumRef> = []) =>
+      Effect.gen(function* () {
+        const albumIds = [...new Set(tracks.map((track) => track.album_id as string))]
+        const albums =
+          known !== undefined && albumIds.every((id) => id === known.id)
+            ? [known]
+            : yield* library.albumsByIds(albumIds)
+        const more = yield* library.subsonicFacts(ids(tracks), ids(listed))
+        return {
+          albums: new Map(albums.map((album) => [album.id as string, albumFactsFrom(album)])),
+          sortTitles: more.sortTitles,
+          extras: more.albums,
+        } satisfies SongFacts
+      })
 
-    const songsOf = (tracks: ReadonlyArray<Track>, facts: Map<string, AlbumFacts>, starred: LikedAt) =>
-      tracks.map((track) => songOf(track, facts.get(track.album_id), starred("track", track.id)))
+    const songsOf = (tracks: ReadonlyArray<Track>, facts: SongFacts, starred: LikedAt) =>
+      tracks.map((track) =>
+        songOf(track, facts.albums.get(track.album_id), starred("track", track.id), facts.sortTitles.get(track.id)),
+      )
 
     /** Songs with their album's year and cover, and the caller's stars. */
     const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: AlbumRef) =>
@@ -106,10 +118,20 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
 
     const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
 
-    const albumID3 = (album: AlbumRef, starred: Date | undefined) => albumID3Of(album, undefined, starred)
-    const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) => withStars(user, "album", albums, albumID3)
+    const albumID3 = (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) =>
+      albumID3Of(album, undefined, starred, extras)
+    /** Albums as one kind of entry, each with its extras (one read) and the caller's star. */
+    const albumEntries = <R>(
+      user: SessionUser,
+      albums: ReadonlyArray<AlbumRef>,
+      answer: (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) => R,
+    ) =>
+      Effect.flatMap(library.subsonicFacts([], ids(albums)), (facts) =>
+        withStars(user, "album", albums, (album, starred) => answer(album, starred, facts.albums.get(album.id))),
+      )
+    const albumsID3 = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) => albumEntries(user, albums, albumID3)
     const albumChildren = (user: SessionUser, albums: ReadonlyArray<AlbumRef>) =>
-      withStars(user, "album", albums, albumChildOf)
+      albumEntries(user, albums, albumChildOf)
     const artistsID3 = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
       withStars(user, "artist", artists, artistID3Of)
     const indexArtistList = (user: SessionUser, artists: ReadonlyArray<Artist>) =>
@@ -139,33 +161,47 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] },
       })
 
-    const getIndexes = (user: SessionUser) =>
+    /**
+     * getIndexes/getArtists' `lastModified` (the library's last change, epoch ms) and whether the caller's
+     * `ifModifiedSince` is already that recent: then the answer is an empty index, and no artist is read.
+     */
+    const indexFreshness = (params: SubsonicParams) =>
       Effect.gen(function* () {
-        const artists = yield* library.allArtists
-        const entries = yield* indexArtistList(user, artists)
-        const scan = yield* scans.status
-        const lastModified = scan.finished_at === null ? 0 : DateTime.toEpochMillis(scan.finished_at)
-        return {
-          indexes: {
-            lastModified,
-            ignoredArticles: IGNORED_ARTICLES,
-            index: indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
-          },
-        } satisfies SubsonicPayload
+        const since = yield* params.int("ifModifiedSince")
+        const lastModified = yield* changes.libraryModifiedAt
+        return { lastModified, unchanged: since !== undefined && since >= lastModified }
       })
 
-    const getArtists = (user: SessionUser) =>
+    const getIndexes = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
-        const artists = yield* library.allArtists
-        const entries = yield* artistsID3(user, artists)
-        return {
-          artists: {
-            ignoredArticles: IGNORED_ARTICLES,
-            index: indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
-          },
-        } satisfies SubsonicPayload
+        const { lastModified, unchanged } = yield* indexFreshness(params)
+        const index = unchanged
+          ? []
+          : yield* Effect.flatMap(library.allArtists, (artists) =>
+              Effect.map(indexArtistList(user, artists), (entries) =>
+                indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
+              ),
+            )
+        return { indexes: { lastModified, ignoredArticles: IGNORED_ARTICLES, index } } satisfies SubsonicPayload
       })
 
+    const getArtists = (user: SessionUser, params: SubsonicParams) =>
+      Effect.gen(function* () {
+        const { lastModified, unchanged } = yield* indexFreshness(params)
+        const index = unchanged
+          ? []
+          : yield* Effect.flatMap(library.allArtists, (artists) =>
+              Effect.map(artistsID3(user, artists), (entries) =>
+                indexArtists(artists.map((artist, i) => ({ artist, entry: entries[i]! }))),
+              ),
+            )
+        return { artists: { lastModified, ignoredArticles: IGNORED_ARTICLES, index } } satisfies SubsonicPayload
+      })
+
+    /**
+     * An artist and the albums where they are an album artist (their `albumCount`), as Navidrome answers: the
+     * protocol has no place for appears-on albums, which getMusicDirectory of the artist lists after them.
+     */
     const getArtist = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
         const id = yield* Effect.flatMap(params.required("id"), (raw) => uuidOr70(raw, "Artist"))
@@ -182,9 +218,10 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         const album = yield* orNotFound(library.album(AlbumId.make(id)), "Album")
         // The album's star and its songs' in one query.
         const starred = yield* starredAmong(user, { album: [album.id], track: ids(album.tracks) })
-        const song = songsOf(album.tracks, yield* albumFactsOf(album.tracks, album), starred)
+        const facts = yield* albumFactsOf(album.tracks, album, [album])
+        const song = songsOf(album.tracks, facts, starred)
         return {
-          album: { ...albumID3Of(album, album.genres, starred("album", album.id)), song },
+          album: { ...albumID3Of(album, album.genres, starred("album", album.id), facts.extras.get(album.id)), song },
         } satisfies SubsonicPayload
       })
 
@@ -206,7 +243,8 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           const artist = yield* orNotFound(library.artist(ArtistId.make(id)), "Directory")
           const albums = [...artist.albums, ...artist.appears_on]
           const starred = yield* starredAmong(user, { artist: [id], album: ids(albums) })
-          const child = albums.map((album) => albumChildOf(album, starred("album", album.id)))
+          const { extras } = yield* albumFactsOf([], undefined, albums)
+          const child = albums.map((album) => albumChildOf(album, starred("album", album.id), extras.get(album.id)))
           return {
             directory: { id, name: artist.name, ...optionalStar(starred("artist", id)), child },
           } satisfies SubsonicPayload
@@ -350,12 +388,15 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     // ---- search ----------------------------------------------------------------------------------------
 
     /**
-     * search2/search3: the library's search (prefix match, case- and accent-insensitive). An empty query lists
-     * everything a page at a time: that is how Symfonium and others sync a whole library.
+     * search2/search3: the library's search (LibraryService.searchWindows: every word matches a field, the last as a
+     * prefix, ignoring case, accents and punctuation; ranked; the closest items when nothing matches), each kind paged
+     * by its own offset and count. An empty query lists everything a page at a time: that is how Symfonium and others
+     * sync a whole library.
      */
     const searchOf = (params: SubsonicParams) =>
       Effect.gen(function* () {
-        const raw = params.get("query")
+        // `query=` (empty) is a query, not an absent one: it lists everything.
+        const raw = params.given("query")
         if (raw === undefined) return yield* Effect.fail(missingParameter("query"))
         const query = raw.replace(/^"|"$/g, "").replace(/\*/g, " ").trim()
         const window = (name: string) =>
@@ -379,20 +420,13 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           )
           return { artists, albums, tracks }
         }
-        const limit = Math.max(
-          artistWin.offset + artistWin.count,
-          albumWin.offset + albumWin.count,
-          songWin.offset + songWin.count,
-          1,
-        )
-        const found = yield* library.search(query, limit)
-        const slice = <A>(items: ReadonlyArray<A>, win: { count: number; offset: number }) =>
-          items.slice(win.offset, win.offset + win.count)
-        return {
-          artists: slice(found.artists, artistWin),
-          albums: slice(found.albums, albumWin),
-          tracks: slice(found.tracks, songWin),
-        }
+        // The library's search rule, each kind's window asked as such (ranked matches, or the closest when none).
+        const windowOf = (win: { count: number; offset: number }) => ({ offset: win.offset, limit: win.count })
+        return yield* library.searchWindows(query, {
+          artists: windowOf(artistWin),
+          albums: windowOf(albumWin),
+          tracks: windowOf(songWin),
+        })
       })
 
     /**
@@ -403,7 +437,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       user: SessionUser,
       params: SubsonicParams,
       artistOf: (artist: Artist, starred: Date | undefined) => Ar,
-      albumOf: (album: AlbumRef, starred: Date | undefined) => Al,
+      albumOf: (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) => Al,
     ) =>
       Effect.gen(function* () {
         const found = yield* searchOf(params)
@@ -413,10 +447,10 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           album: ids(found.albums),
           track: ids(found.tracks),
         })
-        const facts = yield* albumFactsOf(found.tracks)
+        const facts = yield* albumFactsOf(found.tracks, undefined, found.albums)
         return {
           artist: found.artists.map((artist) => artistOf(artist, starred("artist", artist.id))),
-          album: found.albums.map((album) => albumOf(album, starred("album", album.id))),
+          album: found.albums.map((album) => albumOf(album, starred("album", album.id), facts.extras.get(album.id))),
           song: songsOf(found.tracks, facts, starred),
         }
       })
@@ -540,7 +574,8 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           return yield* notAuthorized("System playlists are rebuilt by the server and cannot be edited")
         }
         const name = params.get("name")
-        const comment = params.get("comment")
+        // `comment=` (empty) clears the comment.
+        const comment = params.given("comment")
         if ((name !== undefined && name.trim() !== "") || comment !== undefined) {
           yield* editing(
             playlists.update(user.id, existing.id, {
@@ -647,13 +682,15 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
      */
     const scrobble = (user: SessionUser, params: SubsonicParams) =>
       Effect.gen(function* () {
-        const ids = params.all("id")
-        if (ids.length === 0) return yield* Effect.fail(missingParameter("id"))
-        const times = params.all("time")
+        // `time` pairs with `id` by position, so both are read with their empty values.
+        const ids = params.allGiven("id")
+        if (ids.every((id) => id === "")) return yield* Effect.fail(missingParameter("id"))
+        const times = params.allGiven("time")
         const submission = params.bool("submission", true)
         const client = params.get("c")?.trim() || "subsonic"
         const device_class = deviceClassOfClient(params.get("c"))
         for (const [index, raw] of ids.entries()) {
+          if (raw === "") continue
           const track_id = TrackId.make(yield* uuidOr70(raw, "Song"))
           const event = { track_id, client_id: client.slice(0, 200), source: null, device_class }
           if (!submission) {
@@ -662,7 +699,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
           }
           const time = Number(times[index])
           const at =
-            times[index] !== undefined && Number.isFinite(time)
+            times[index] !== undefined && times[index] !== "" && Number.isFinite(time)
               ? DateTime.unsafeMake(time)
               : DateTime.unsafeMake(yield* currentDate)
           yield* orNotFound(plays.completed(user.id, { ...event, at }), "Song")
@@ -867,6 +904,16 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
   }),
   dependencies: [PlayQueueRepository.Default],
 }) {}
+
+/** What songs show beyond the Track, and listed albums beyond the AlbumRef (`albumFactsOf`). */
+interface SongFacts {
+  /** Per album id: the year, cover and album artists of the songs' albums. */
+  readonly albums: ReadonlyMap<string, AlbumFacts>
+  /** Per track id: its TITLESORT, for the songs that have one. */
+  readonly sortTitles: ReadonlyMap<string, string>
+  /** Per album id: the listed albums' sort name, compilation flag and disc titles. */
+  readonly extras: ReadonlyMap<string, AlbumExtras>
+}
 
 const optionalStar = (at: Date | undefined) => (at === undefined ? {} : { starred: at.toISOString() })
 const optionalMbid = (mbid: string | null) => (mbid === null ? {} : { musicBrainzId: mbid })

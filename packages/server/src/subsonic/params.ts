@@ -1,9 +1,18 @@
 import { missingParameter, SubsonicErrorCode, SubsonicFailure } from "@tonearm/core"
 import { Effect } from "effect"
 
-/** A request's parameters: the query string and, for a form POST, the form body (OpenSubsonic formPost). */
+/**
+ * A request's parameters: the query string and, for a form POST, the form body (OpenSubsonic formPost). An empty
+ * value counts as absent (contract "Subsonic compatibility: additions"): web clients send `p=` beside `t` and `s`,
+ * or `apiKey=` beside `u` and `p`. `given` and `allGiven` keep empty values for the few parameters where an empty
+ * value says something (search's `query=` lists everything; updatePlaylist's `comment=` clears the comment).
+ */
 export class SubsonicParams {
-  constructor(private readonly entries: ReadonlyArray<readonly [string, string]>) {}
+  private readonly entries: ReadonlyArray<readonly [string, string]>
+
+  constructor(private readonly givenEntries: ReadonlyArray<readonly [string, string]>) {
+    this.entries = givenEntries.filter(([, value]) => value !== "")
+  }
 
   get(name: string): string | undefined {
     return this.entries.find(([key]) => key === name)?.[1]
@@ -13,10 +22,20 @@ export class SubsonicParams {
     return this.entries.filter(([key]) => key === name).map(([, value]) => value)
   }
 
+  /** The first value sent, even an empty one. */
+  given(name: string): string | undefined {
+    return this.givenEntries.find(([key]) => key === name)?.[1]
+  }
+
+  /** Every value sent, empty ones included, in order (for parameters paired by position). */
+  allGiven(name: string): Array<string> {
+    return this.givenEntries.filter(([key]) => key === name).map(([, value]) => value)
+  }
+
   /** Error 10 when absent or empty. */
   required(name: string): Effect.Effect<string, SubsonicFailure> {
     const value = this.get(name)
-    return value === undefined || value === "" ? Effect.fail(missingParameter(name)) : Effect.succeed(value)
+    return value === undefined ? Effect.fail(missingParameter(name)) : Effect.succeed(value)
   }
 
   /** An integer parameter: its default when absent, error 0 naming it when it is not an integer. */
@@ -24,7 +43,7 @@ export class SubsonicParams {
   int(name: string): Effect.Effect<number | undefined, SubsonicFailure>
   int(name: string, fallback?: number): Effect.Effect<number | undefined, SubsonicFailure> {
     const value = this.get(name)
-    if (value === undefined || value === "") return Effect.succeed(fallback)
+    if (value === undefined) return Effect.succeed(fallback)
     const n = Number(value)
     return Number.isSafeInteger(n)
       ? Effect.succeed(n)
@@ -39,6 +58,6 @@ export class SubsonicParams {
 
   bool(name: string, fallback: boolean): boolean {
     const value = this.get(name)?.toLowerCase()
-    return value === undefined || value === "" ? fallback : value === "true" || value === "1"
+    return value === undefined ? fallback : value === "true" || value === "1"
   }
 }

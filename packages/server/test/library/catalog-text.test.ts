@@ -32,6 +32,7 @@ const oneTrack: CatalogText = {
   album_artist_ids: '["00000000-0000-4000-8000-000000000002"]',
   genres: "[null]",
   artist_mbids: "[null]",
+  credits: "[null]",
   duration_ms: floats(1000),
   year: floats(Number.NaN),
   added_at_ms: floats(5),
@@ -52,6 +53,13 @@ describe("the catalog aggregate's decoding (on the engine's thread)", () => {
         artist_mbid: null,
       },
     ])
+  })
+
+  it("a track's other credited artists decode with their roles (featured guests count in taste at a share)", () => {
+    const guest = "00000000-0000-4000-8000-000000000009"
+    const [track] = decodeCatalogText({ ...oneTrack, credits: `[[["${guest}", "featured"]]]` })
+    expect(track?.credits).toEqual([{ artist_id: guest, role: "featured" }])
+    expect(() => decodeCatalogText({ ...oneTrack, credits: `[[["${guest}", "guest"]]]` })).toThrow(/credit/)
   })
 
   it("a malformed aggregate throws (a defect) instead of answering wrong tracks", () => {
@@ -99,7 +107,20 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           FROM tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id
           ORDER BY t.id`
         expect(rows.length).toBe(60)
-        expect(tracks.map(({ tags: _, ...track }) => track)).toEqual(rows)
+        expect(tracks.map(({ tags: _, credits: __, ...track }) => track)).toEqual(rows)
+        // Featured guests (and any other credit beyond the first main artist) travel with their roles.
+        const others = yield* sql<{ track_id: string; artist_id: string; role: string }>`
+          SELECT ta.track_id, ta.artist_id, ta.role FROM track_artists ta JOIN tracks t ON t.id = ta.track_id
+          WHERE ta.artist_id <> t.artist_id ORDER BY ta.track_id, ta.position`
+        expect(
+          tracks.flatMap((track) =>
+            (track.credits ?? []).map((credit) => ({
+              track_id: track.id,
+              artist_id: credit.artist_id,
+              role: credit.role,
+            })),
+          ),
+        ).toEqual(others)
 
         const tagged = tracks.filter((track) => track.tags !== undefined)
         expect(tagged.length).toBeGreaterThan(0)

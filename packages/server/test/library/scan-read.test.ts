@@ -25,6 +25,7 @@ const fakePool = (delayOf: (paths: ReadonlyArray<string>) => number) =>
       Effect.succeed(paths.map((file): ParsedFile => ({ ok: true, tags: tags({ title: path.basename(file) }) }))).pipe(
         Effect.delay(delayOf(paths)),
       ),
+    readLyrics: () => Effect.succeed({ ok: true, tags: [] }),
     workers: 2,
     filesPerJob: 2,
     jobsInFlight: 4,

@@ -1,5 +1,6 @@
 import { Layer } from "effect"
 import { ChangeLog } from "../../src/changes/index.js"
+import { CATALOG_DEFAULTS } from "../../src/config/TonearmConfig.js"
 import { CatalogRepository } from "../../src/library/CatalogRepository.js"
 import type { RawTags } from "../../src/library/ParsePool.js"
 import type { KnownIndex } from "../../src/library/scan/plan.js"
@@ -46,7 +47,7 @@ export const scanned = (
 ): ReadOutcome => {
   const folder = path.slice(0, path.lastIndexOf("/"))
   const found = { path, sizeBytes: file.sizeBytes ?? 1_000, mtimeMs: file.mtimeMs ?? 1 }
-  return { _tag: "Scanned", file: scannedFile(found, folder, tags(raw)) }
+  return { _tag: "Scanned", file: scannedFile(found, folder, tags(raw), CATALOG_DEFAULTS) }
 }
 
 export const failed = (path: string, message = "not a recognisable audio file"): ReadOutcome => ({

@@ -13,7 +13,7 @@ import {
 import { Scanner, type ScanSummary } from "../../src/library/Scanner.js"
 import { QuietLogs, testConfig } from "../support/TestServer.js"
 
-const summary: ScanSummary = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, seconds: 0 }
+const summary: ScanSummary = { filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, skipped: 0, seconds: 0 }
 
 const settingsFrom = (entries: Record<string, string>) =>
   Effect.withConfigProvider(WatchSettingsConfig, ConfigProvider.fromMap(new Map(Object.entries(entries))))

@@ -53,9 +53,11 @@ const child: ElementShape = {
     bpm: "int",
     comment: "string",
     sortName: "string",
+    displayArtist: "string",
+    displayAlbumArtist: "string",
   },
   required: ["id", "isDir", "title"],
-  children: { genres: "itemGenre" },
+  children: { genres: "itemGenre", artists: "artistID3Ref", albumArtists: "artistID3Ref", replayGain: "replayGain" },
 }
 
 const artist: ElementShape = {
@@ -93,9 +95,13 @@ const albumID3: ElementShape = {
     genre: "string",
     musicBrainzId: "string",
     sortName: "string",
+    // OpenSubsonic
+    displayArtist: "string",
+    isCompilation: "boolean",
+    version: "string",
   },
   required: ["id", "name", "songCount", "duration", "created"],
-  children: { genres: "itemGenre" },
+  children: { genres: "itemGenre", artists: "artistID3Ref", discTitles: "discTitle" },
 }
 
 const playlist: ElementShape = {
@@ -173,12 +179,38 @@ export const SHAPES: Readonly<Record<string, ElementShape>> = {
       scanStatus: "scanStatus",
       license: "license",
       openSubsonicExtensions: "openSubsonicExtension",
+      lyrics: "lyrics",
+      lyricsList: "lyricsList",
+      tokenInfo: "tokenInfo",
     },
   },
   error: { attributes: { code: "int", message: "string" }, required: ["code"] },
+  lyrics: { attributes: { artist: "string", title: "string" }, text: "string" },
+  // OpenSubsonic songLyrics
+  lyricsList: { attributes: {}, children: { structuredLyrics: "structuredLyrics" } },
+  structuredLyrics: {
+    attributes: { displayArtist: "string", displayTitle: "string", lang: "string", offset: "long", synced: "boolean" },
+    required: ["lang", "synced"],
+    children: { line: "lyricsLine" },
+  },
+  lyricsLine: { attributes: { start: "long" }, text: "string" },
+  tokenInfo: { attributes: { username: "string" }, required: ["username"] },
   text: { attributes: {}, text: "string" },
   intText: { attributes: {}, text: "int" },
   itemGenre: { attributes: { name: "string" }, required: ["name"] },
+  // OpenSubsonic: a song's or album's artists are ArtistID3 with its required fields only (no albumCount).
+  artistID3Ref: { attributes: { id: "string", name: "string" }, required: ["id", "name"] },
+  replayGain: {
+    attributes: {
+      trackGain: "double",
+      albumGain: "double",
+      trackPeak: "double",
+      albumPeak: "double",
+      baseGain: "double",
+      fallbackGain: "double",
+    },
+  },
+  discTitle: { attributes: { disc: "int", title: "string", coverArt: "string" }, required: ["disc", "title"] },
   musicFolders: { attributes: {}, children: { musicFolder: "musicFolder" } },
   musicFolder: { attributes: { id: "int", name: "string" }, required: ["id"] },
   indexes: {
@@ -188,7 +220,8 @@ export const SHAPES: Readonly<Record<string, ElementShape>> = {
   },
   index: { attributes: { name: "string" }, required: ["name"], children: { artist: "artist" } },
   artists: {
-    attributes: { ignoredArticles: "string" },
+    // lastModified: not in the XSD; Navidrome's, for ifModifiedSince.
+    attributes: { lastModified: "long", ignoredArticles: "string" },
     required: ["ignoredArticles"],
     children: { index: "indexID3" },
   },

@@ -4,7 +4,8 @@ import pg from "pg"
 import { inject } from "vitest"
 import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 
-const adminQuery = (adminUrl: string, statement: string) =>
+/** One statement on the admin connection (CREATE / DROP DATABASE). */
+export const adminQuery = (adminUrl: string, statement: string) =>
   Effect.tryPromise(async () => {
     const client = new pg.Client({ connectionString: adminUrl })
     await client.connect()

@@ -51,6 +51,10 @@ export const matchMoves = (
  */
 export class MoveCandidates {
   private readonly claimedIds = new Set<string>()
+  /** Albums this scan wrote or re-keyed: an album's id goes to one key per scan (CatalogRepository.keepAlbumIds). */
+  readonly keptAlbums = new Set<string>()
+  /** Artists this scan renamed (CatalogRepository.keepArtistIds). */
+  readonly keptArtists = new Set<string>()
   readonly paths: ReadonlySet<string>
 
   constructor(readonly vanished: ReadonlyArray<VanishedTrack>) {

@@ -1,6 +1,8 @@
 import * as path from "node:path"
 import { Array as Arr, Chunk, Duration, Effect, Queue, Stream, Take } from "effect"
+import { CATALOG_DEFAULTS, type CatalogSettings } from "../../config/TonearmConfig.js"
 import type { ScanErrorRow } from "../CatalogRepository.js"
+import { CatalogRules } from "../CatalogRules.js"
 import { type ParsedFile, ParsePool } from "../ParsePool.js"
 import { type ScannedFile, scannedFile, unusableReason } from "../scannedFile.js"
 import type { FoundFile, SidecarStat } from "../walk.js"
@@ -27,11 +29,16 @@ export const BATCH_WINDOW = Duration.millis(250)
 /** Finished jobs' folders held for the writer, so that parsing runs ahead while a batch commits. */
 const READ_AHEAD = FOLDERS_PER_BATCH * 4
 
-export const outcomeOf = (file: FoundFile, folder: string, parsed: ParsedFile): ReadOutcome => {
+export const outcomeOf = (
+  file: FoundFile,
+  folder: string,
+  parsed: ParsedFile,
+  rules: Pick<CatalogSettings, "artistSeparators"> = CATALOG_DEFAULTS,
+): ReadOutcome => {
   if (!parsed.ok) return { _tag: "Failed", folder, error: { ...file, message: parsed.error } }
   const reason = unusableReason(parsed.tags, file)
   return reason === undefined
-    ? { _tag: "Scanned", file: scannedFile(file, folder, parsed.tags) }
+    ? { _tag: "Scanned", file: scannedFile(file, folder, parsed.tags, rules) }
     : { _tag: "Failed", folder, error: { ...file, message: reason } }
 }
 
@@ -49,6 +56,7 @@ export const readFolders = (
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const pool = yield* ParsePool
+      const rules = yield* CatalogRules
       const files = folders.flatMap(({ folder }, folderIndex) =>
         folder.files.map((file, fileIndex) => ({ file, folderIndex, fileIndex })),
       )
@@ -62,7 +70,7 @@ export const readFolders = (
             entry = { left: folder.files.length, outcomes: new Array<ReadOutcome>(folder.files.length) }
             reading.set(folderIndex, entry)
           }
-          entry.outcomes[fileIndex] = outcomeOf(file, folder.path, results[index]!)
+          entry.outcomes[fileIndex] = outcomeOf(file, folder.path, results[index]!, rules)
           if (--entry.left === 0) {
             reading.delete(folderIndex)
             done.push({ folder: folder.path, sidecar, outcomes: entry.outcomes })

@@ -5,13 +5,13 @@ import type { KnownIndex } from "./plan.js"
 
 /**
  * The folders on disk and what the index already holds, read at once: one waits on the disk, the other on
- * the database.
+ * the database. `ignored` is what the walk skips (default: hidden metadata only).
  */
-export const walk = (root: string) =>
+export const walk = (root: string, ignored?: (relative: string) => boolean) =>
   Effect.gen(function* () {
     const catalog = yield* CatalogRepository
     const [walked, tracks, errors, folders] = yield* Effect.all(
-      [walkLibrary(root), catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
+      [walkLibrary(root, ignored), catalog.knownTracks, catalog.knownErrors, catalog.knownFolders],
       { concurrency: 4 },
     )
     const known: KnownIndex = { tracks, errors, folders }

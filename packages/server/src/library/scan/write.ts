@@ -4,6 +4,7 @@ import { ChangeLog, changesOf } from "../../changes/index.js"
 import { currentDate } from "../../clock.js"
 import { orInternal } from "../../db/sqlErrors.js"
 import { CatalogRepository, type FolderState, type ScanErrorRow } from "../CatalogRepository.js"
+import { CatalogRules } from "../CatalogRules.js"
 import { addFolder, emptyRows } from "../catalogRows.js"
 import type { ScannedFile } from "../scannedFile.js"
 import { type MoveCandidates, noMoves } from "./moves.js"
@@ -57,6 +58,7 @@ const writeFolders = (
     const catalog = yield* CatalogRepository
     const changes = yield* ChangeLog
     const sql = yield* SqlClient.SqlClient
+    const rules = yield* CatalogRules
     const rows = emptyRows()
     const folderStates: Array<FolderState> = []
     const errors: Array<ScanErrorRow> = []
@@ -66,7 +68,7 @@ const writeFolders = (
         if (outcome._tag === "Scanned") files.push(outcome.file)
         else errors.push(outcome.error)
       }
-      addFolder(rows, files, sidecar?.path ?? null)
+      addFolder(rows, files, sidecar?.path ?? null, rules.sortArticles)
       folderStates.push({ path: folder, sidecar: sidecar?.path ?? null, sidecarMtimeMs: sidecar?.mtimeMs ?? null })
     }
     const newFiles = folders.flatMap(({ outcomes }) =>
@@ -81,7 +83,18 @@ const writeFolders = (
     // The batch and its change-log rows commit together, so sync never sees one without the other.
     const outcome = yield* Effect.gen(function* () {
       const clearErrors = rows.tracks.some((track) => known.errors.has(track.path))
-      const written = yield* catalog.writeBatch({ rows, folders: folderStates, errors, clearErrors, moves, now })
+      const written = yield* catalog.writeBatch({
+        rows,
+        folders: folderStates,
+        errors,
+        clearErrors,
+        moves,
+        keptAlbums: candidates.keptAlbums,
+        keptArtists: candidates.keptArtists,
+        // A batch of files new to the index (a first scan) has no album or artist ids to carry over; moved ones do.
+        reindexed: moves.length > 0 || rows.tracks.some((track) => known.tracks.has(track.path)),
+        now,
+      })
       yield* changes.record(
         [
           ...changesOf("artist", "upsert", written.artistIds),

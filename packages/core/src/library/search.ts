@@ -1,0 +1,151 @@
+/**
+ * Search text (contract "Library model", Search): what a search query and a searchable item become before they
+ * are compared. Pure: the scan stores each item's document (`searchDocumentOf`), a request folds its query
+ * (`searchQueryOf`), and the database compares the two (BrowseRepository.search).
+ *
+ * The fold: NFKD, combining marks stripped, lower case, the special letters folded the way people type them
+ * (`ø` → `o`, `ß` → `ss`, as `searchKeyOf`), apostrophes removed (`Don't` → `dont`, `Sinner's` → `sinners`), and
+ * any other character that is not a letter or a digit a word break. A token that punctuation split in several
+ * words also gives its words joined (`AC/DC` → `ac`, `dc` and `acdc`; `R&B` → `r`, `b`, `rb`), so a document
+ * answers both `ac dc` and `acdc`.
+ */
+
+/** Letters that carry no combining mark to strip, folded the way people type them (as `searchKeyOf`). */
+const FOLDS: Record<string, string> = { ð: "d", đ: "d", þ: "th", æ: "ae", ø: "o", œ: "oe", ß: "ss", ł: "l", ı: "i" }
+
+/**
+ * Apostrophes and the characters typed for them: straight, curly, modifier letter, grave and acute accent (the
+ * acute is removed before NFKD, which would leave a space and a combining mark of it).
+ */
+const APOSTROPHES = /['’‘ʼ`´]/g
+
+/** One token (text between spaces) folded and cut at every other non-letter, non-digit character. */
+const partsOf = (token: string): Array<string> => token.split(/[^\p{L}\p{N}]+/u).filter((part) => part !== "")
+
+/** Folded tokens: the text less case, accents and apostrophes, cut at white space (punctuation kept for now). */
+const foldedTokens = (text: string): Array<string> =>
+  text
+    .replace(APOSTROPHES, "")
+    .normalize("NFKD")
+    .replace(/\p{M}+/gu, "")
+    .toLowerCase()
+    .replace(/[ðđþæøœßłı]/g, (letter) => FOLDS[letter] ?? letter)
+    .replace(APOSTROPHES, "")
+    .split(/\s+/)
+    .filter((token) => token !== "")
+
+/**
+ * The words a text is found by, in order, each once: every word of the fold, and after a token that punctuation
+ * split, its words joined (`"AC/DC"` → `["ac", "dc", "acdc"]`, `"Don't Explain"` → `["dont", "explain"]`).
+ */
+export const searchWordsOf = (text: string): Array<string> => {
+  const words: Array<string> = []
+  for (const token of foldedTokens(text)) {
+    const parts = partsOf(token)
+    words.push(...parts)
+    if (parts.length > 1) words.push(parts.join(""))
+  }
+  return [...new Set(words)]
+}
+
+/**
+ * A field as the ranking compares it: its folded words with nothing between them (`"AC/DC"` and `"ac dc"` are
+ * both `acdc`, `"Don't Explain"` is `dontexplain`), so the spacing and punctuation someone types never decide
+ * whether a query equals a name.
+ */
+export const searchFieldOf = (text: string): string => foldedTokens(text).flatMap(partsOf).join("")
+
+/**
+ * What the scan stores for an item (a track: title, album title and every credited artist name; an album: title
+ * and album artist names; an artist: name):
+ * - `words`: every field's words (`searchWordsOf`), each once, between single spaces with a space before the first
+ *   and after the last (`" uprising the resistance muse "`), so a whole word is `LIKE '% word %'` and a word
+ *   prefix `LIKE '% pre%'`, both served by a trigram index of the column itself;
+ * - `fields`: every field as the ranking compares it (`searchFieldOf`), each once, the same way
+ *   (`" uprising theresistance muse "`): a query equal to a field is `LIKE '% query %'`, one that starts a field
+ *   `LIKE '% query%'`.
+ */
+export interface SearchDocument {
+  readonly words: string
+  readonly fields: string
+}
+
+/**
+ * The most UTF-8 bytes a document column holds: later words are left out (a title of hundreds of words is found by
+ * its first ones). The database indexes `words` in a btree beside the sort key, whose entries must stay under
+ * PostgreSQL's ~2.7 KB.
+ */
+export const SEARCH_DOCUMENT_MAX_BYTES = 800
+
+const utf8Bytes = (text: string) => {
+  let bytes = 0
+  for (const char of text) {
+    const code = char.codePointAt(0)!
+    bytes += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4
+  }
+  return bytes
+}
+
+/** `' a b c '`: the items in order while they fit in SEARCH_DOCUMENT_MAX_BYTES; empty when there are none. */
+const spaced = (items: ReadonlyArray<string>) => {
+  const kept: Array<string> = []
+  let bytes = 1
+  for (const item of items) {
+    bytes += utf8Bytes(item) + 1
+    if (bytes > SEARCH_DOCUMENT_MAX_BYTES) break
+    kept.push(item)
+  }
+  return kept.length === 0 ? "" : ` ${kept.join(" ")} `
+}
+
+export const searchDocumentOf = (fields: ReadonlyArray<string>): SearchDocument => ({
+  words: spaced([...new Set(fields.flatMap(searchWordsOf))]),
+  fields: spaced([...new Set(fields.map(searchFieldOf).filter((field) => field !== ""))]),
+})
+
+/**
+ * A query as the search compares it: its folded words in order (no joined forms: `ac/dc` asks for `ac` and
+ * `dc`, which `AC/DC`'s document has), and the whole query as a field (`acdc`), for the ranking. No words: an
+ * empty search (nothing but spaces and punctuation).
+ */
+export interface SearchQueryText {
+  readonly words: ReadonlyArray<string>
+  readonly field: string
+}
+
+export const searchQueryOf = (query: string): SearchQueryText => {
+  const words = foldedTokens(query).flatMap(partsOf)
+  return { words, field: words.join("") }
+}
+
+/**
+ * The match rule (contract): every word matches some field of the item as a whole word, but the last, which
+ * matches as a word prefix. `words` is a stored document's `words`. The database applies the same rule with
+ * `LIKE` (BrowseRepository.search); this is its statement in code, for tests and for anyone reading it.
+ */
+export const searchMatches = (query: SearchQueryText, words: string): boolean =>
+  query.words.length > 0 &&
+  query.words.every((word, index) =>
+    index === query.words.length - 1 ? words.includes(` ${word}`) : words.includes(` ${word} `),
+  )
+
+/**
+ * The ranking tier (contract): 0 when the query equals a whole field, 1 when it starts one ("all-prefix": the
+ * whole query, as typed so far, is the beginning of a field), 2 otherwise. `fields` is a stored document's
+ * `fields`. Ties are broken by popularity in the library, then by name (BrowseRepository.search).
+ */
+export const searchTierOf = (query: SearchQueryText, fields: string): 0 | 1 | 2 =>
+  fields.includes(` ${query.field} `) ? 0 : fields.includes(` ${query.field}`) ? 1 : 2
+
+/** Which part of one kind's ranked matches an answer holds (a Subsonic `songOffset`/`songCount`, say). */
+export interface SearchWindow {
+  readonly offset: number
+  /** 0: the kind is not asked for. */
+  readonly limit: number
+}
+
+export interface SearchWindows {
+  readonly artists: SearchWindow
+  readonly albums: SearchWindow
+  readonly tracks: SearchWindow
+}
