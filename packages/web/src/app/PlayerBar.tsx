@@ -1,7 +1,10 @@
+import { useEffect, useRef } from "preact/hooks"
+import { TrackArtists } from "../components/ArtistLinks.js"
 import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
+import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 import {
   current,
   cycleRepeat,
@@ -24,19 +27,30 @@ import {
 /** The bar at the bottom: always mounted, so what plays survives every navigation. */
 export function PlayerBar() {
   const track = current.value
+  const bar = useRef<HTMLElement>(null)
+  // Its height as --player-h, so what floats above it (the lyrics panel) ends where it starts.
+  useEffect(() => {
+    const element = bar.current
+    if (element === null || typeof ResizeObserver === "undefined") return
+    const observer = new ResizeObserver(() =>
+      document.documentElement.style.setProperty("--player-h", `${element.getBoundingClientRect().height}px`),
+    )
+    observer.observe(element)
+    return () => observer.disconnect()
+  }, [])
   return (
-    <section class="player-bar" aria-label="Player">
+    <section class="player-bar" aria-label="Player" ref={bar}>
       <div class="now-playing">
         {track !== undefined ? (
           <>
-            <Cover src={`/api/albums/${track.album_id}/cover`} alt="" size={48} />
+            <Cover src={`/api/albums/${track.album_id}/cover`} alt="" size={48} kind="track" />
             <div class="titles">
               <a href={`/albums/${track.album_id}`} class="title" data-testid="now-playing-title">
                 {track.title}
               </a>
-              <a href={`/artists/${track.artist_id}`} class="muted">
-                {track.artist_name}
-              </a>
+              <span class="artists muted" data-testid="now-playing-artists">
+                <TrackArtists track={track} />
+              </span>
             </div>
             <LikeButton kind="track" id={track.id} label={track.title} />
           </>
@@ -113,6 +127,17 @@ export function PlayerBar() {
           value={volume.value}
           onInput={(event) => setVolume(Number((event.currentTarget as HTMLInputElement).value))}
         />
+        <button
+          type="button"
+          id={LYRICS_BUTTON_ID}
+          class="icon"
+          aria-label="Lyrics"
+          aria-expanded={lyricsOpen.value}
+          aria-controls={lyricsOpen.value ? "lyrics-panel" : undefined}
+          onClick={() => (lyricsOpen.value = !lyricsOpen.value)}
+        >
+          <Icon name="lyrics" />
+        </button>
         <a href="/queue" class="button">
           Queue
         </a>

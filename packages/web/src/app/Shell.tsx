@@ -4,6 +4,7 @@ import { useEffect, useRef } from "preact/hooks"
 import { api } from "./api.js"
 import { startEvents, stopEvents } from "./events.js"
 import { HelpOverlay, helpOpen, installShortcuts } from "./keyboard.js"
+import { LyricsPanel } from "./LyricsPanel.js"
 import { loadLikes } from "./likes.js"
 import { PlayerBar } from "./PlayerBar.js"
 import { flushOffline, resetPlayer } from "./player.js"
@@ -147,6 +148,7 @@ export function Shell() {
       <Nav />
       <Outlet />
       <PlayerBar />
+      <LyricsPanel />
       <HelpOverlay />
     </div>
   )

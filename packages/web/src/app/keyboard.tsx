@@ -1,5 +1,6 @@
 import { signal } from "@preact/signals"
 import { useEffect, useRef } from "preact/hooks"
+import { closeLyrics, lyricsOpen } from "./LyricsPanel.js"
 import { toggleLike } from "./likes.js"
 import {
   current,
@@ -28,7 +29,7 @@ export const SHORTCUTS: ReadonlyArray<readonly [keys: string, what: string]> = [
   ["/", "Search"],
   ["Q", "Show the queue"],
   ["?", "This help"],
-  ["Esc", "Close this help"],
+  ["Esc", "Close this help, or the lyrics"],
 ]
 
 export const helpOpen = signal(false)
@@ -82,7 +83,7 @@ export const installShortcuts = () => {
             helpOpen.value = !helpOpen.value
           }
         case "Escape":
-          return helpOpen.value ? () => (helpOpen.value = false) : undefined
+          return helpOpen.value ? () => (helpOpen.value = false) : lyricsOpen.value ? closeLyrics : undefined
         default:
           return undefined
       }

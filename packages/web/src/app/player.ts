@@ -1,9 +1,17 @@
-import { batch, computed, signal } from "@preact/signals"
+import { batch, computed, effect, signal } from "@preact/signals"
 import { trackStreamUrl } from "@tonearm/client-sdk"
 import { isSkip, type Track } from "@tonearm/core"
 import { DateTime } from "effect"
 import { api, isApiError } from "./api.js"
 import { clientId } from "./clientId.js"
+import {
+  type AppliedGain,
+  elementVolume,
+  isReplayGainMode,
+  type ReplayGainMode,
+  replayGainFor,
+  resolveReplayGainMode,
+} from "./replayGain.js"
 
 /**
  * The player: ONE audio element for the whole app (it lives outside the page tree, so navigation never
@@ -42,7 +50,36 @@ export const muted = signal(false)
 export const shuffle = signal(false)
 export const repeat = signal<RepeatMode>("off")
 export const current = computed(() => queue.value[index.value])
-audio.volume = volume.value
+
+// ---- ReplayGain ------------------------------------------------------------------------------------------------
+
+const REPLAY_GAIN_KEY = "tonearm.replay-gain"
+const storedMode = localStorage.getItem(REPLAY_GAIN_KEY)
+/** The listener's ReplayGain setting (Playback settings), kept in this browser. */
+export const replayGainMode = signal<ReplayGainMode>(isReplayGainMode(storedMode) ? storedMode : "off")
+export const setReplayGainMode = (mode: ReplayGainMode) => {
+  replayGainMode.value = mode
+  localStorage.setItem(REPLAY_GAIN_KEY, mode)
+}
+/** The gain the playing track gets (replayGain.ts has the rule); undefined when nothing plays. */
+export const appliedGain = computed((): AppliedGain | undefined => {
+  const track = current.value
+  if (track === undefined) return undefined
+  const mode = resolveReplayGainMode(replayGainMode.value, {
+    source: source.value,
+    shuffled: shuffle.value,
+    albumId: track.album_id,
+  })
+  return replayGainFor(track.replay_gain, mode)
+})
+/**
+ * The element plays at the listener's volume times the track's gain, peak-limited and never above 1 (an element
+ * cannot amplify). No Web Audio graph: playback stays a plain media element, which keeps playing in background
+ * tabs and on locked phones where an AudioContext may be suspended.
+ */
+effect(() => {
+  audio.volume = elementVolume(volume.value, appliedGain.value?.scale ?? 1)
+})
 
 /** The original order, kept while shuffle is on so turning it off restores it. */
 let unshuffled: ReadonlyArray<Track> | undefined
@@ -352,7 +389,6 @@ export const seek = (seconds: number) => {
 export const seekBy = (delta: number) => seek(audio.currentTime + delta)
 export const setVolume = (value: number) => {
   const clamped = Math.max(0, Math.min(1, value))
-  audio.volume = clamped
   volume.value = clamped
   localStorage.setItem("tonearm.volume", String(clamped))
 }

@@ -1,5 +1,7 @@
 import type { AlbumRef, Artist } from "@tonearm/core"
+import { AlbumArtists } from "./ArtistLinks.js"
 import { Cover } from "./Cover.js"
+import { plural } from "./format.js"
 
 export function AlbumCard(props: { readonly album: AlbumRef }) {
   const { album } = props
@@ -8,9 +10,15 @@ export function AlbumCard(props: { readonly album: AlbumRef }) {
       <a href={`/albums/${album.id}`}>
         <Cover src={album.cover_url} alt="" />
         <span class="card-title">{album.title}</span>
+        {album.version !== null && (
+          <>
+            {" "}
+            <span class="edition">{album.version}</span>
+          </>
+        )}
       </a>
       <span class="muted">
-        {album.artist_name}
+        <AlbumArtists album={album} />
         {album.year > 0 ? ` · ${album.year}` : ""}
       </span>
     </li>
@@ -22,12 +30,10 @@ export function ArtistCard(props: { readonly artist: Artist }) {
   return (
     <li class="card artist">
       <a href={`/artists/${artist.id}`}>
-        <Cover src={artist.cover_url} alt="" />
+        <Cover src={artist.cover_url} alt="" kind="artist" />
         <span class="card-title">{artist.name}</span>
       </a>
-      <span class="muted">
-        {artist.album_count} {artist.album_count === 1 ? "album" : "albums"}
-      </span>
+      <span class="muted">{plural(artist.album_count, "album")}</span>
     </li>
   )
 }

@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { Track } from "@tonearm/core"
 import { useEffect, useRef } from "preact/hooks"
 import { current, playQueue } from "../app/player.js"
+import { TrackArtists } from "./ArtistLinks.js"
 import { trackMenuItems } from "./addToPlaylist.js"
 import { formatMs } from "./format.js"
 import { Icon } from "./Icon.js"
@@ -52,6 +53,12 @@ export interface TrackListProps {
   readonly showAlbum?: boolean
   /** Track numbers from the tags (an album) rather than positions. */
   readonly numbered?: boolean
+  /**
+   * What a play from this list queues, when the list is part of it (one disc of an album): that queue, and
+   * where this list starts in it. By default the list itself.
+   */
+  readonly queue?: ReadonlyArray<Track>
+  readonly queueStart?: number
 }
 
 /** A virtualised track list: activate a title to play the list from that track. */
@@ -59,7 +66,8 @@ export function TrackList(props: TrackListProps) {
   const { tracks } = props
   const { container, range } = useWindowedRange(tracks.length, ROW_HEIGHT)
   const playing = current.value?.id
-  const multiDisc = props.numbered === true && tracks.some((track) => (track.disc_number ?? 1) > 1)
+  // Disc-track numbers ("2-3") when the list spans several discs; one disc (or a disc's own list): the track number.
+  const multiDisc = props.numbered === true && new Set(tracks.map((track) => track.disc_number ?? 1)).size > 1
   const rows = tracks.slice(range.start, range.end)
   return (
     <div class="tracks">
@@ -92,14 +100,17 @@ export function TrackList(props: TrackListProps) {
                   class="play-track"
                   aria-label={`Play ${track.title}`}
                   onClick={() =>
-                    playQueue(tracks, { startIndex: at, ...(props.source ? { source: props.source } : {}) })
+                    playQueue(props.queue ?? tracks, {
+                      startIndex: (props.queueStart ?? 0) + at,
+                      ...(props.source ? { source: props.source } : {}),
+                    })
                   }
                 >
                   {track.title}
                 </button>
               </span>
               <span class="t muted">
-                <a href={`/artists/${track.artist_id}`}>{track.artist_name}</a>
+                <TrackArtists track={track} />
                 {props.showAlbum && (
                   <>
                     {" · "}

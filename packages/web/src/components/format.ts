@@ -12,3 +12,9 @@ export const formatMs = (ms: number) => formatTime(ms / 1000)
 /** Genre quick-jump link (spec "Genre rule" 6–7): the genre is a query parameter, a slash travels as %2F. */
 export const genreHref = (genre: string) => `/albums?genre=${encodeURIComponent(genre)}`
 export const yearHref = (year: number) => `/albums?year_from=${year}&year_to=${year}`
+
+/**
+ * A count with its noun: `plural(1, "track")` → "1 track", `plural(2, "track")` → "2 tracks",
+ * `plural(3, "entry", "entries")` for an irregular plural. Every count the app shows goes through here.
+ */
+export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`

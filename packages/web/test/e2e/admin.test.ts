@@ -98,7 +98,7 @@ describe("admin pages", () => {
     await expectNoSeriousA11yViolations(page, "admin library")
     await screenshot(page, "admin-library")
     await purgeOne.click()
-    await page.getByRole("status").filter({ hasText: "Purged 1 tracks." }).waitFor()
+    await page.getByRole("status").filter({ hasText: "Purged 1 track." }).waitFor()
     await page.getByText("No missing tracks.").waitFor()
     expect(errors).toEqual([])
     await context.close()

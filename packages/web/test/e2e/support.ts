@@ -28,10 +28,13 @@ export interface WebServer {
   readonly close: () => Promise<void>
 }
 
-/** A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app. */
+/**
+ * A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app. With
+ * `libraryDir` in the overrides, that library is scanned instead (a test's own fixture files).
+ */
 export const startEmptyServer = async (overrides: Partial<TonearmSettings> = {}): Promise<Omit<WebServer, "admin">> => {
   ensureWebBuilt()
-  const { root } = await fixtureLibrary()
+  const root = overrides.libraryDir ?? (await fixtureLibrary()).root
   const runtime = ManagedRuntime.make(TestServerLive({ libraryDir: root, ...overrides }))
   const url = await runtime.runPromise(serverUrl)
   await runtime.runPromise(scanNow())

@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import { DateTime } from "effect"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { asId } from "../../components/ids.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 
@@ -22,7 +23,7 @@ export default function SessionsPage() {
   const logoutOthers = async () => {
     try {
       const result = await api((client) => client.me.logoutOthers())
-      message.value = `Signed out ${result.revoked} other ${result.revoked === 1 ? "session" : "sessions"}.`
+      message.value = `Signed out ${plural(result.revoked, "other session")}.`
     } catch (error) {
       message.value = `Could not sign out the others: ${errorMessage(error)}`
     }

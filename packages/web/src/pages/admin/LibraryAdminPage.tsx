@@ -2,7 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { ScanStatus } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
-import { formatMs } from "../../components/format.js"
+import { formatMs, plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "./components/AdminOnly.js"
 import { when } from "./components/format.js"
@@ -118,7 +118,7 @@ function ScanErrors(props: { readonly version: number }) {
         ) : (
           <table class="data-table">
             <caption>
-              {errors.data.total} files
+              {plural(errors.data.total, "file")}
               {errors.data.total > errors.data.items.length ? ` (first ${errors.data.items.length})` : ""}
             </caption>
             <thead>
@@ -159,7 +159,7 @@ function MissingTracks(props: { readonly version: number }) {
       const result = await api((client) =>
         client.missingTracks.purge({ payload: trackIds === undefined ? {} : { track_ids: trackIds as never } }),
       )
-      message.value = `Purged ${result.purged} tracks.`
+      message.value = `Purged ${plural(result.purged, "track")}.`
       tick.value++
     } catch (failure) {
       message.value = errorMessage(failure)
@@ -179,7 +179,7 @@ function MissingTracks(props: { readonly version: number }) {
         ) : (
           <>
             <button type="button" class="danger" onClick={() => purge()}>
-              Purge all {missing.data.total} missing tracks
+              Purge all {plural(missing.data.total, "missing track")}
             </button>
             <table class="data-table">
               <thead>
@@ -225,7 +225,8 @@ function CoverSources(props: { readonly version: number }) {
       {data !== undefined && (
         <>
           <p>
-            {data.coverage.covered} of {data.coverage.albums} albums have a cover
+            {data.coverage.covered} of {plural(data.coverage.albums, "album")}{" "}
+            {data.coverage.albums === 1 ? "has" : "have"} a cover
             {data.coverage.albums > 0 ? ` (${Math.round((data.coverage.covered / data.coverage.albums) * 100)}%)` : ""}.
           </p>
           <table class="data-table">

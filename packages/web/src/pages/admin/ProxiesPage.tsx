@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { TrustedProxiesView } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { AdminOnly } from "./components/AdminOnly.js"
 
 /** Admin: how many proxy hops to trust, and what that makes of this very request (GET/PUT /api/admin/trusted-proxies). */
@@ -25,7 +26,7 @@ function Proxies() {
       const saved = await api((client) => client.trustedProxies.set({ payload: { hops: Number(hops.value) } }))
       view.value = saved
       hops.value = String(saved.hops)
-      message.value = `Saved: trusting ${saved.hops} ${saved.hops === 1 ? "hop" : "hops"}.`
+      message.value = `Saved: trusting ${plural(saved.hops, "hop")}.`
     } catch (failure) {
       message.value = `Not saved: ${errorMessage(failure)}`
     }

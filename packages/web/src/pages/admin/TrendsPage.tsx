@@ -1,5 +1,6 @@
 import { useSignal } from "@preact/signals"
 import { api } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { LineChart, percent } from "../recommendations/components/charts.js"
 import { AdminOnly } from "./components/AdminOnly.js"
@@ -85,7 +86,7 @@ function Trends() {
                       <td key={series.family}>
                         {point === undefined || point.plays === 0
                           ? "–"
-                          : `${point.plays} plays · skips ${percent(point.skip_rate)}`}
+                          : `${plural(point.plays, "play")} · skips ${percent(point.skip_rate)}`}
                       </td>
                     )
                   })}

@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import { type CurvePoint, type RebuildRun, TUNING_SCOPES, type TuningScope, type TuningView } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "./components/AdminOnly.js"
 import { when } from "./components/format.js"
@@ -187,7 +188,7 @@ function Rebuild() {
       {message.value !== "" && <p role="alert">{message.value}</p>}
       {state !== undefined && (
         <p role="status" class="rebuild-status" data-state={state.state}>
-          Rebuild {state.state}: {state.done} of {state.total} users done
+          Rebuild {state.state}: {state.done} of {plural(state.total, "user")} done
           {state.failed > 0 ? `, ${state.failed} failed` : ""} · started {when(state.started_at)}
           {state.finished_at !== null ? ` · finished ${when(state.finished_at)}` : ""}
         </p>

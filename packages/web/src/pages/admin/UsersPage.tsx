@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import { api, errorMessage } from "../../app/api.js"
 import { session } from "../../app/session.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "./components/AdminOnly.js"
 import { when } from "./components/format.js"
@@ -86,7 +87,7 @@ function Users() {
       <Status loaded={users} />
       {users.data !== undefined && (
         <table class="data-table">
-          <caption>{users.data.length} accounts</caption>
+          <caption>{plural(users.data.length, "account")}</caption>
           <thead>
             <tr>
               <th scope="col">Username</th>

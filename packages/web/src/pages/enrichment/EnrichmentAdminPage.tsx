@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import type { TagSource } from "@tonearm/core"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "../admin/components/AdminOnly.js"
 
@@ -220,7 +221,7 @@ function Enrichment() {
           onClick={() =>
             void act(async () => {
               const done = await api((client) => client.tagSources.research())
-              return `Research started: ${done.reopened} lookups will run again.`
+              return `Research started: ${plural(done.reopened, "lookup")} will run again.`
             })
           }
         >

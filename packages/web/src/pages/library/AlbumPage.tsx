@@ -1,14 +1,45 @@
+import type { AlbumDetail, Track } from "@tonearm/core"
 import { api } from "../../app/api.js"
 import { playQueue } from "../../app/player.js"
 import type { PageProps } from "../../app/routes.js"
+import { AlbumArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
-import { formatMs, yearHref } from "../../components/format.js"
+import { formatMs, plural, yearHref } from "../../components/format.js"
 import { GenreChips } from "../../components/GenreChips.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
 import { TrackList } from "../../components/TrackList.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { RadioButton } from "../recommendations/components/RadioButton.js"
+
+/** One disc's heading: "Disc 2", or "Disc 2 — Evening" with its subtitle. */
+export const discHeading = (disc: { readonly number: number; readonly subtitle: string | null }) =>
+  disc.subtitle === null || disc.subtitle === "" ? `Disc ${disc.number}` : `Disc ${disc.number} — ${disc.subtitle}`
+
+interface DiscGroup {
+  readonly number: number
+  readonly subtitle: string | null
+  /** Where the disc's first track is in the album's order (the queue a play starts). */
+  readonly start: number
+  readonly tracks: ReadonlyArray<Track>
+}
+
+/**
+ * The album's tracks by disc, in the album's order (the server orders by disc, then track). Headers are shown
+ * when there is more than one disc or a disc has a subtitle; otherwise one list with no header.
+ */
+const discGroups = (album: AlbumDetail): ReadonlyArray<DiscGroup> | undefined => {
+  const subtitles = new Map(album.discs.map((disc) => [disc.number, disc.subtitle]))
+  const groups: Array<{ number: number; subtitle: string | null; start: number; tracks: Array<Track> }> = []
+  album.tracks.forEach((track, at) => {
+    const number = track.disc_number ?? 1
+    const last = groups[groups.length - 1]
+    if (last !== undefined && last.number === number) last.tracks.push(track)
+    else groups.push({ number, subtitle: subtitles.get(number) ?? null, start: at, tracks: [track] })
+  })
+  const titled = groups.some((group) => group.subtitle !== null && group.subtitle !== "")
+  return groups.length > 1 || titled ? groups : undefined
+}
 
 export default function AlbumPage({ params }: PageProps) {
   const album = useLoad(
@@ -18,15 +49,25 @@ export default function AlbumPage({ params }: PageProps) {
   const data = album.data
   if (data === undefined) return <Status loaded={album} />
   const source = `album:${data.id}`
+  const discs = discGroups(data)
   return (
     <article>
       <header class="header">
         <Cover src={data.cover_url} alt={`Cover of ${data.title}`} size={200} />
         <div>
           <p class="muted">Album</p>
-          <h1>{data.title}</h1>
+          <div class="title-line">
+            <h1>{data.title}</h1>
+            {data.version !== null && (
+              <span class="edition" data-testid="album-version">
+                {data.version}
+              </span>
+            )}
+          </div>
           <p>
-            <a href={`/artists/${data.artist_id}`}>{data.artist_name}</a>
+            <span class="album-artists">
+              <AlbumArtists album={data} />
+            </span>
             {data.year > 0 && (
               <>
                 {" · "}
@@ -35,7 +76,8 @@ export default function AlbumPage({ params }: PageProps) {
             )}
             <span class="muted">
               {" · "}
-              {data.track_count} tracks · {formatMs(data.duration_ms)}
+              {discs !== undefined && discs.length > 1 && <>{plural(discs.length, "disc")} · </>}
+              {plural(data.track_count, "track")} · {formatMs(data.duration_ms)}
             </span>
           </p>
           <GenreChips genres={data.genres} />
@@ -48,7 +90,25 @@ export default function AlbumPage({ params }: PageProps) {
           </div>
         </div>
       </header>
-      <TrackList tracks={data.tracks} source={source} label={`Tracks of ${data.title}`} numbered />
+      {discs === undefined ? (
+        <TrackList tracks={data.tracks} source={source} label={`Tracks of ${data.title}`} numbered />
+      ) : (
+        discs.map((disc) => (
+          <section key={disc.number} class="disc" aria-labelledby={`disc-${disc.number}`}>
+            <h2 id={`disc-${disc.number}`} class="disc-heading">
+              {discHeading(disc)}
+            </h2>
+            <TrackList
+              tracks={disc.tracks}
+              queue={data.tracks}
+              queueStart={disc.start}
+              source={source}
+              label={`${discHeading(disc)}: tracks of ${data.title}`}
+              numbered
+            />
+          </section>
+        ))
+      )}
     </article>
   )
 }

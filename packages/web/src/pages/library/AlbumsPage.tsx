@@ -3,7 +3,9 @@ import type { AlbumRef } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
 import { navigate, query } from "../../app/router.js"
+import { AlbumArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
+import { plural } from "../../components/format.js"
 import { useWindowedRange } from "../../components/TrackList.js"
 import { RadioButton } from "../recommendations/components/RadioButton.js"
 
@@ -102,7 +104,7 @@ export default function AlbumsPage() {
           </select>
         </label>{" "}
         <span class="muted" aria-live="polite">
-          {total.value === undefined ? "Loading…" : `${total.value} albums`}
+          {total.value === undefined ? "Loading…" : plural(total.value, "album")}
         </span>
       </p>
       {error.value !== undefined && <p role="alert">Could not load: {error.value}</p>}
@@ -124,9 +126,17 @@ export default function AlbumsPage() {
               ) : (
                 <>
                   <Cover src={album.cover_url} alt="" size={48} />
-                  <a href={`/albums/${album.id}`}>{album.title}</a>
+                  <a href={`/albums/${album.id}`}>
+                    {album.title}
+                    {album.version !== null && (
+                      <>
+                        {" "}
+                        <span class="edition">{album.version}</span>
+                      </>
+                    )}
+                  </a>
                   <span class="muted">
-                    {album.artist_name}
+                    <AlbumArtists album={album} />
                     {album.year > 0 ? ` · ${album.year}` : ""}
                   </span>
                 </>

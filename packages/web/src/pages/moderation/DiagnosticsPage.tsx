@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import { DIAGNOSTIC_KINDS, type DiagnosticEvent, type DiagnosticsQuery } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "../admin/components/AdminOnly.js"
 import { when } from "../admin/components/format.js"
@@ -167,7 +168,7 @@ function Diagnostics() {
       ) : (
         <table class="data-table" aria-label="Timeline">
           <caption>
-            {events.value.length} {events.value.length === 1 ? "event" : "events"}
+            {plural(events.value.length, "event")}
             {cursor.value === null ? "" : " so far"}
           </caption>
           <thead>

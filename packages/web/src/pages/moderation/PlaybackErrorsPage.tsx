@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import { PLAYBACK_ERROR_RESOLUTIONS, type PlaybackError, type PlaybackErrorResolution } from "@tonearm/core"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "../admin/components/AdminOnly.js"
 import { when } from "../admin/components/format.js"
@@ -66,9 +67,7 @@ function PlaybackErrors() {
         ) : (
           <>
             <table class="data-table">
-              <caption>
-                {data.total} {showResolved.value ? "resolved" : "open"} {data.total === 1 ? "error" : "errors"}
-              </caption>
+              <caption>{plural(data.total, `${showResolved.value ? "resolved" : "open"} error`)}</caption>
               <thead>
                 <tr>
                   <th scope="col">Track</th>

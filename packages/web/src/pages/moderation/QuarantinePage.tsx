@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import type { QuarantineAction, QuarantineEntry } from "@tonearm/core"
 import { api, errorMessage } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { AdminOnly } from "../admin/components/AdminOnly.js"
 import { when } from "../admin/components/format.js"
@@ -43,7 +44,7 @@ function Quarantine() {
     message.value = ""
     try {
       const done = await api((client) => client.moderation.resolve({ path: { id: entry.id }, payload: { action } }))
-      message.value = `${entry.track_title}: ${ACTION_NAMES[action]} (${done.resolved} ${done.resolved === 1 ? "flag" : "flags"} resolved).`
+      message.value = `${entry.track_title}: ${ACTION_NAMES[action]} (${plural(done.resolved, "flag")} resolved).`
       list.reload()
     } catch (failure) {
       message.value = `${entry.track_title}: ${errorMessage(failure)}`
@@ -73,9 +74,7 @@ function Quarantine() {
           <p class="muted">{showResolved.value ? "No resolved flags." : "Nothing flagged."}</p>
         ) : (
           <table class="data-table">
-            <caption>
-              {list.data.total} {showResolved.value ? "resolved" : "open"} {list.data.total === 1 ? "flag" : "flags"}
-            </caption>
+            <caption>{plural(list.data.total, `${showResolved.value ? "resolved" : "open"} flag`)}</caption>
             <thead>
               <tr>
                 <th scope="col">Track</th>

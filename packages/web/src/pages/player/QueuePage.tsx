@@ -1,5 +1,6 @@
 import { current, index, playIndex, queue, removeFromQueue, source } from "../../app/player.js"
-import { formatMs } from "../../components/format.js"
+import { TrackArtists } from "../../components/ArtistLinks.js"
+import { formatMs, plural } from "../../components/format.js"
 import { Icon } from "../../components/Icon.js"
 
 /** What plays now and next; activate an entry to jump to it. */
@@ -12,7 +13,8 @@ export default function QueuePage() {
         <p class="muted">The queue is empty: play an album, a playlist or a track.</p>
       ) : (
         <p class="muted">
-          {list.length} tracks{source.value ? ` · from ${source.value}` : ""}
+          {plural(list.length, "track")}
+          {source.value ? ` · from ${source.value}` : ""}
         </p>
       )}
       <ol class="list" aria-label="Queue">
@@ -26,7 +28,9 @@ export default function QueuePage() {
             <button type="button" class="link-like" onClick={() => playIndex(at)} aria-label={`Play ${track.title}`}>
               {track.title}
             </button>
-            <span class="muted">{track.artist_name}</span>
+            <span class="muted">
+              <TrackArtists track={track} />
+            </span>
             <span class="muted time">{formatMs(track.duration_ms)}</span>
             {at !== index.value && (
               <button

@@ -7,7 +7,9 @@ import { playQueue } from "../../app/player.js"
 import { loadPlaylists } from "../../app/playlists.js"
 import { navigate } from "../../app/router.js"
 import type { PageProps } from "../../app/routes.js"
-import { formatMs } from "../../components/format.js"
+import { TrackArtists } from "../../components/ArtistLinks.js"
+import { Cover } from "../../components/Cover.js"
+import { formatMs, plural } from "../../components/format.js"
 import { Icon } from "../../components/Icon.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
@@ -147,7 +149,7 @@ export default function PlaylistPage({ params }: PageProps) {
   return (
     <article>
       <header class="header">
-        <img class="cover" src={`/api/playlists/${id}/cover`} alt="" width={200} height={200} />
+        <Cover src={`/api/playlists/${id}/cover`} alt="" size={200} kind="playlist" />
         <div>
           <p class="muted">{editable ? "Playlist" : "Made for you"}</p>
           {renaming.value ? (
@@ -168,7 +170,7 @@ export default function PlaylistPage({ params }: PageProps) {
           )}
           {data.description && <p>{data.description}</p>}
           <p class="muted">
-            {data.track_count} tracks · {formatMs(data.duration_ms)}
+            {plural(data.track_count, "track")} · {formatMs(data.duration_ms)}
           </p>
           <div class="actions">
             <button
@@ -251,7 +253,9 @@ export default function PlaylistPage({ params }: PageProps) {
             >
               {entry.track.title}
             </button>
-            <span class="muted">{entry.track.artist_name}</span>
+            <span class="muted">
+              <TrackArtists track={entry.track} />
+            </span>
             <span class="muted time">{formatMs(entry.track.duration_ms)}</span>
             <LikeButton kind="track" id={entry.track.id} label={entry.track.title} />
             {editable && (

@@ -2,7 +2,8 @@ import { useSignal } from "@preact/signals"
 import { api, errorMessage } from "../../app/api.js"
 import { loadPlaylists, playlists } from "../../app/playlists.js"
 import { navigate } from "../../app/router.js"
-import { formatMs } from "../../components/format.js"
+import { Cover } from "../../components/Cover.js"
+import { formatMs, plural } from "../../components/format.js"
 
 /** The user's playlists (their own and the system mixes); make a new one. Kept current by the event stream. */
 export default function PlaylistsPage() {
@@ -39,17 +40,12 @@ export default function PlaylistsPage() {
       <ul class="list" aria-label="Your playlists">
         {playlists.value.map((playlist) => (
           <li key={playlist.id}>
-            <img
-              class="cover"
-              src={`/api/playlists/${playlist.id}/cover`}
-              alt=""
-              width={48}
-              height={48}
-              loading="lazy"
-            />
+            <Cover src={`/api/playlists/${playlist.id}/cover`} alt="" size={48} kind="playlist" />
             <a href={`/playlists/${playlist.id}`}>{playlist.name}</a>
             <span class="muted">
-              {playlist.locked ? "Locked" : `${playlist.track_count} tracks · ${formatMs(playlist.duration_ms)}`}
+              {playlist.locked
+                ? "Locked"
+                : `${plural(playlist.track_count, "track")} · ${formatMs(playlist.duration_ms)}`}
               {playlist.system_variant !== null ? " · made for you" : ""}
             </span>
           </li>

@@ -124,7 +124,7 @@ export default function DiscoverPage() {
         <ul class="suggestions" aria-label="Suggested artists">
           {suggestions.data?.map((suggestion) => (
             <li key={suggestion.mbid} class="suggestion" data-mbid={suggestion.mbid}>
-              <Cover src={suggestion.image_url} alt="" size={64} />
+              <Cover src={suggestion.image_url} alt="" size={64} kind="artist" />
               <div>
                 {suggestion.artist_id !== undefined ? (
                   <a class="card-title" href={`/artists/${suggestion.artist_id}`}>

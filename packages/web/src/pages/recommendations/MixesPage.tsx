@@ -1,6 +1,7 @@
 import { useEffect } from "preact/hooks"
 import { loadPlaylists, playlists } from "../../app/playlists.js"
-import { formatMs } from "../../components/format.js"
+import { Cover } from "../../components/Cover.js"
+import { formatMs, plural } from "../../components/format.js"
 import { mixHref, systemMixes } from "./components/mixes.js"
 import { LockedMix } from "./components/SystemMix.js"
 
@@ -26,25 +27,14 @@ export default function MixesPage() {
           {mixes.map((mix) => (
             <li key={mix.id} class={`mix-card${mix.locked ? " locked" : ""}`} data-variant={mix.system_variant}>
               <a href={mixHref(mix.system_variant!)}>
-                {mix.locked ? (
-                  <div class="cover placeholder" style={{ width: 140, height: 140 }} aria-hidden="true" />
-                ) : (
-                  <img
-                    class="cover"
-                    src={`/api/playlists/${mix.id}/cover`}
-                    alt=""
-                    width={140}
-                    height={140}
-                    loading="lazy"
-                  />
-                )}
+                <Cover src={mix.locked ? null : `/api/playlists/${mix.id}/cover`} alt="" size={140} kind="playlist" />
                 <span class="card-title">{mix.name}</span>
               </a>
               {mix.locked ? (
                 <LockedMix row={mix} />
               ) : (
                 <span class="muted">
-                  {mix.track_count} tracks · {formatMs(mix.duration_ms)}
+                  {plural(mix.track_count, "track")} · {formatMs(mix.duration_ms)}
                 </span>
               )}
             </li>

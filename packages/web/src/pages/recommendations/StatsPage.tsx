@@ -1,5 +1,6 @@
 import { useSignal } from "@preact/signals"
 import { api } from "../../app/api.js"
+import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { BarChart, percent } from "./components/charts.js"
 
@@ -59,7 +60,7 @@ export default function StatsPage() {
             />
           </div>
           <table class="data-table">
-            <caption>Plays over the last {data.window_days} days</caption>
+            <caption>Plays over the last {plural(data.window_days, "day")}</caption>
             <thead>
               <tr>
                 <th scope="col">Source</th>

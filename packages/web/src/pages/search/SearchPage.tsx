@@ -4,6 +4,7 @@ import { useEffect, useRef } from "preact/hooks"
 import { api, errorMessage } from "../../app/api.js"
 import { navigate, query } from "../../app/router.js"
 import { CardRow } from "../../components/Cards.js"
+import { plural } from "../../components/format.js"
 import { TrackList } from "../../components/TrackList.js"
 
 const DEBOUNCE_MS = 200
@@ -62,7 +63,7 @@ export default function SearchPage() {
           ? `Search failed: ${error.value}`
           : found === undefined
             ? ""
-            : `${count} ${count === 1 ? "result" : "results"}`}
+            : plural(count, "result")}
       </p>
       {found !== undefined && (
         <>

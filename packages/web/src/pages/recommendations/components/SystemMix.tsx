@@ -6,7 +6,7 @@ import { api, errorMessage } from "../../../app/api.js"
 import { onServerEvent } from "../../../app/events.js"
 import { playQueue } from "../../../app/player.js"
 import { playlists } from "../../../app/playlists.js"
-import { formatMs } from "../../../components/format.js"
+import { formatMs, plural } from "../../../components/format.js"
 import { TrackList } from "../../../components/TrackList.js"
 import { Status, useLoad } from "../../../components/useLoad.js"
 
@@ -93,7 +93,7 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
         <Heading id={`mix-${kind}`}>{title}</Heading>
         {data !== undefined && data !== null && !data.locked && (
           <p class="muted">
-            {data.track_count} tracks · {formatMs(data.duration_ms)} · made for you
+            {plural(data.track_count, "track")} · {formatMs(data.duration_ms)} · made for you
           </p>
         )}
         {row !== undefined && (
