@@ -1,13 +1,15 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
+  SEARCH_CLOSEST_MIN_LETTERS,
   SEARCH_DOCUMENT_MAX_BYTES,
   searchDocumentOf,
-  searchFieldOf,
+  searchFieldsOf,
   searchKeyOf,
   searchMatches,
   searchQueryOf,
   searchTierOf,
+  searchWantsClosest,
   searchWordsOf,
 } from "../src/index.js"
 
@@ -88,11 +90,31 @@ describe("search text (contract Library model, Search)", () => {
   it("a document lists each word and each field once, spaced at both ends; an empty one is empty", () => {
     expect(searchDocumentOf(["Back in Black", "Back in Black", "AC/DC"])).toEqual({
       words: " back in black ac dc acdc ",
-      fields: " backinblack acdc ",
+      fields: "|back in black|ac dc|acdc|",
     })
     expect(searchDocumentOf(["", "…"])).toEqual({ words: "", fields: "" })
     expect(searchQueryOf(" ,; ").words).toEqual([])
-    expect(searchFieldOf("Sinner's Prayer")).toBe("sinnersprayer")
+    expect(searchFieldsOf("Sinner's Prayer")).toEqual(["sinners prayer"])
+    expect(searchFieldsOf("R&B, Vol. 2")).toEqual(["r b vol 2", "rb vol 2"])
+  })
+
+  it("a query that starts a field is a match (the field's words are words of the document)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "grapheme", maxLength: 12 }), { maxLength: 4 }),
+        fc.nat(),
+        (fields, cut) => {
+          const document = searchDocumentOf(fields)
+          for (const field of document.fields.split("|").filter((f) => f !== "")) {
+            const typed = [...field].slice(0, 1 + (cut % [...field].length)).join("")
+            const query = searchQueryOf(typed)
+            if (query.words.length === 0 || query.field !== typed.trim()) continue
+            expect(searchMatches(query, document.words)).toBe(true)
+            expect(searchTierOf(query, document.fields)).toBeLessThan(2)
+          }
+        },
+      ),
+    )
   })
 
   it("a document keeps whole words up to SEARCH_DOCUMENT_MAX_BYTES (a title of hundreds of words is found by its first)", () => {
@@ -105,11 +127,19 @@ describe("search text (contract Library model, Search)", () => {
     expect(searchDocumentOf(["Short"]).words).toBe(" short ")
   })
 
+  it("closest items are looked for from SEARCH_CLOSEST_MIN_LETTERS letters and digits on", () => {
+    expect(SEARCH_CLOSEST_MIN_LETTERS).toBe(4)
+    expect(searchWantsClosest(searchQueryOf("hyx"))).toBe(false)
+    expect(searchWantsClosest(searchQueryOf("a-b c"))).toBe(false)
+    expect(searchWantsClosest(searchQueryOf("beyonse"))).toBe(true)
+    expect(searchWantsClosest(searchQueryOf("ab cd"))).toBe(true)
+  })
+
   it("the fold agrees with searchKeyOf on letters and digits (which sort keys keep using)", () => {
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 30 }), (text) => {
-        const plain = (s: string) => s.replace(/[^\p{L}\p{N}]+/gu, "")
-        expect(searchFieldOf(text)).toBe(plain(searchKeyOf(text.replace(/['’‘ʼ`´]/g, ""))))
+        const plain = (s: string) => s.replace(/[^\p{L}\p{N}]+/gu, " ").trim()
+        expect(searchFieldsOf(text)[0] ?? "").toBe(plain(searchKeyOf(text.replace(/['’‘ʼ`´]/g, ""))))
       }),
     )
   })

@@ -373,7 +373,30 @@ const main = async () => {
       (created) => created.key,
       () => "",
     )
+    // The library's largest artists (issue 31): the one with most albums of their own, the one credited on the most
+    // tracks, and Various Artists: their pages walk the most credits.
+    const everyArtist: Array<{ id: string; name: string; album_count: number; track_count: number }> = []
+    for (let offset = 0; ; offset += 500) {
+      const page = await call<{ items: typeof everyArtist; total: number }>(
+        "GET",
+        `/api/library/artists?limit=500&offset=${offset}`,
+        token,
+      )
+      everyArtist.push(...page.items)
+      if (page.items.length === 0 || everyArtist.length >= page.total) break
+    }
+    const largest = (key: "album_count" | "track_count", skip?: string) =>
+      everyArtist.filter((artist) => artist.id !== skip).reduce((a, b) => (b[key] > a[key] ? b : a), everyArtist[0]!)
+    const various = everyArtist.find((artist) => artist.name === "Various Artists") ?? everyArtist[0]!
+    const mostAlbums = largest("album_count", various.id)
+    const mostTracks = largest("track_count", various.id)
+    log(
+      `largest artists: ${mostAlbums.name} (${mostAlbums.album_count} albums), ${mostTracks.name} (${mostTracks.track_count} tracks), ${various.name} (${various.album_count} albums)`,
+    )
     const placeholders: Record<string, string> = {
+      mostAlbumsArtistId: mostAlbums.id,
+      mostTracksArtistId: mostTracks.id,
+      variousArtistsId: various.id,
       apiKey,
       albumId: album.id,
       artistId: album.artist_id,

@@ -10,6 +10,9 @@
  *   {word}                          a different two-letter word on every request (wrk's Lua script rotates them)
  *   {artistTitle}                   a word of that track's first artist and a word of its title ("muse uprising")
  *   {typo}                          a word of that track's artist or title with two letters swapped (a typo)
+ *   {mostAlbumsArtistId} {mostTracksArtistId} {variousArtistsId}
+ *                                   the artist with most albums of their own, the one credited on most tracks, and
+ *                                   Various Artists (the largest artist pages)
  */
 export interface BenchRoute {
   /** Short label in the table. */
@@ -38,6 +41,10 @@ export const DEFAULT_ROUTES: ReadonlyArray<BenchRoute> = [
   { name: "search new", path: "/api/search?q={word}" },
   { name: "album detail", path: "/api/albums/{albumId}" },
   { name: "artist detail", path: "/api/artists/{artistId}" },
+  // Issue 31: the largest pages (most albums of their own, most credited tracks, Various Artists).
+  { name: "artist most albums", path: "/api/artists/{mostAlbumsArtistId}" },
+  { name: "artist most tracks", path: "/api/artists/{mostTracksArtistId}" },
+  { name: "artist various", path: "/api/artists/{variousArtistsId}" },
   { name: "home", path: "/api/home" },
   { name: "cover 300", path: "/api/albums/{albumId}/cover?size=300" },
   { name: "stream", path: "/api/tracks/{trackId}/stream" },

@@ -49,11 +49,19 @@ export const searchWordsOf = (text: string): Array<string> => {
 }
 
 /**
- * A field as the ranking compares it: its folded words with nothing between them (`"AC/DC"` and `"ac dc"` are
- * both `acdc`, `"Don't Explain"` is `dontexplain`), so the spacing and punctuation someone types never decide
- * whether a query equals a name.
+ * A field as the ranking compares it, in one or two forms: its folded words between single spaces
+ * (`"Don't Explain"` → `dont explain`, `"AC/DC"` → `ac dc`), and when punctuation split a token, the same with
+ * that token's words joined (`acdc`), so both `ac dc` and `acdc` equal `AC/DC`. Every word of a form is a word of
+ * the document (`searchWordsOf`), so a query that starts a form matches the item.
  */
-export const searchFieldOf = (text: string): string => foldedTokens(text).flatMap(partsOf).join("")
+export const searchFieldsOf = (text: string): Array<string> => {
+  const tokens = foldedTokens(text)
+    .map(partsOf)
+    .filter((parts) => parts.length > 0)
+  const split = tokens.flat().join(" ")
+  const joined = tokens.map((parts) => parts.join("")).join(" ")
+  return split === "" ? [] : split === joined ? [split] : [split, joined]
+}
 
 /**
  * What the scan stores for an item (a track: title, album title and every credited artist name; an album: title
@@ -61,9 +69,12 @@ export const searchFieldOf = (text: string): string => foldedTokens(text).flatMa
  * - `words`: every field's words (`searchWordsOf`), each once, between single spaces with a space before the first
  *   and after the last (`" uprising the resistance muse "`), so a whole word is `LIKE '% word %'` and a word
  *   prefix `LIKE '% pre%'`, both served by a trigram index of the column itself;
- * - `fields`: every field as the ranking compares it (`searchFieldOf`), each once, the same way
- *   (`" uprising theresistance muse "`): a query equal to a field is `LIKE '% query %'`, one that starts a field
- *   `LIKE '% query%'`.
+ * - `fields`: every field as the ranking compares it (`searchFieldsOf`), each once, between `|` with one before the
+ *   first and after the last (`"|uprising|the resistance|muse|"`): the query's words between single spaces equal
+ *   to a field is `LIKE '%|the resistance|%'`, starting one `LIKE '%|the res%'` (which also makes it a match:
+ *   the field's words are words of the document).
+ * Both keep whole items up to SEARCH_DOCUMENT_MAX_BYTES; `words` lists no more bytes than `fields` up to any field,
+ * so a field kept in `fields` has its words in `words`.
  */
 export interface SearchDocument {
   readonly words: string
@@ -72,10 +83,10 @@ export interface SearchDocument {
 
 /**
  * The most UTF-8 bytes a document column holds: later words are left out (a title of hundreds of words is found by
- * its first ones). The database indexes `words` in a btree beside the sort key, whose entries must stay under
- * PostgreSQL's ~2.7 KB.
+ * its first ones; the scan lists a track's artists and album before its title, so those stay). The database keeps
+ * both columns in a btree entry beside the sort key, which must stay under PostgreSQL's ~2.7 KB.
  */
-export const SEARCH_DOCUMENT_MAX_BYTES = 800
+export const SEARCH_DOCUMENT_MAX_BYTES = 500
 
 const utf8Bytes = (text: string) => {
   let bytes = 0
@@ -86,8 +97,8 @@ const utf8Bytes = (text: string) => {
   return bytes
 }
 
-/** `' a b c '`: the items in order while they fit in SEARCH_DOCUMENT_MAX_BYTES; empty when there are none. */
-const spaced = (items: ReadonlyArray<string>) => {
+/** `' a b c '` (`separator` " ") : the items in order while they fit in SEARCH_DOCUMENT_MAX_BYTES; "" for none. */
+const joinedWithin = (items: ReadonlyArray<string>, separator: string) => {
   const kept: Array<string> = []
   let bytes = 1
   for (const item of items) {
@@ -95,18 +106,18 @@ const spaced = (items: ReadonlyArray<string>) => {
     if (bytes > SEARCH_DOCUMENT_MAX_BYTES) break
     kept.push(item)
   }
-  return kept.length === 0 ? "" : ` ${kept.join(" ")} `
+  return kept.length === 0 ? "" : `${separator}${kept.join(separator)}${separator}`
 }
 
 export const searchDocumentOf = (fields: ReadonlyArray<string>): SearchDocument => ({
-  words: spaced([...new Set(fields.flatMap(searchWordsOf))]),
-  fields: spaced([...new Set(fields.map(searchFieldOf).filter((field) => field !== ""))]),
+  words: joinedWithin([...new Set(fields.flatMap(searchWordsOf))], " "),
+  fields: joinedWithin([...new Set(fields.flatMap(searchFieldsOf))], "|"),
 })
 
 /**
  * A query as the search compares it: its folded words in order (no joined forms: `ac/dc` asks for `ac` and
- * `dc`, which `AC/DC`'s document has), and the whole query as a field (`acdc`), for the ranking. No words: an
- * empty search (nothing but spaces and punctuation).
+ * `dc`, which `AC/DC`'s document has), and the same between single spaces as a field (`ac dc`), for the ranking.
+ * No words: an empty search (nothing but spaces and punctuation).
  */
 export interface SearchQueryText {
   readonly words: ReadonlyArray<string>
@@ -115,7 +126,7 @@ export interface SearchQueryText {
 
 export const searchQueryOf = (query: string): SearchQueryText => {
   const words = foldedTokens(query).flatMap(partsOf)
-  return { words, field: words.join("") }
+  return { words, field: words.join(" ") }
 }
 
 /**
@@ -130,12 +141,24 @@ export const searchMatches = (query: SearchQueryText, words: string): boolean =>
   )
 
 /**
- * The ranking tier (contract): 0 when the query equals a whole field, 1 when it starts one ("all-prefix": the
- * whole query, as typed so far, is the beginning of a field), 2 otherwise. `fields` is a stored document's
- * `fields`. Ties are broken by popularity in the library, then by name (BrowseRepository.search).
+ * The ranking tier (contract) of a match: 0 when the query equals a whole field, 1 when it starts one
+ * ("all-prefix": every word as typed is a word of the field from its start, the last one as a prefix), 2
+ * otherwise. `fields` is a stored document's `fields`. Ties are broken by popularity in the library, then by name
+ * (BrowseRepository.search).
  */
 export const searchTierOf = (query: SearchQueryText, fields: string): 0 | 1 | 2 =>
-  fields.includes(` ${query.field} `) ? 0 : fields.includes(` ${query.field}`) ? 1 : 2
+  fields.includes(`|${query.field}|`) ? 0 : fields.includes(`|${query.field}`) ? 1 : 2
+
+/**
+ * The closest items by trigram similarity are looked for when nothing matches and the query has at least this many
+ * letters and digits: a shorter one shares its few trigrams with most names (any word starting like it), so its
+ * "closest" items are noise, and finding them means comparing most of the library.
+ */
+export const SEARCH_CLOSEST_MIN_LETTERS = 4
+
+/** Whether a query that matched nothing is long enough for its closest items (SEARCH_CLOSEST_MIN_LETTERS). */
+export const searchWantsClosest = (query: SearchQueryText): boolean =>
+  query.words.reduce((letters, word) => letters + [...word].length, 0) >= SEARCH_CLOSEST_MIN_LETTERS
 
 /** Which part of one kind's ranked matches an answer holds (a Subsonic `songOffset`/`songCount`, say). */
 export interface SearchWindow {

@@ -96,9 +96,11 @@ const likeEscape = (text: string) => text.replace(/[\\%_]/g, (match) => `\\${mat
 
 /**
  * The word similarity (pg_trgm) a document needs to the query's words to be among the closest items when nothing
- * matches: `beyonse` is 0.63 to `beyonce`, `beatels` 0.5 to `beatles`; below 0.4 the closest are mostly noise.
+ * matches: `beyonse` is 0.63 to `beyonce`, `hysterai` 0.67 to `hysteria`, `beatels` 0.5 to `beatles`. Lower, any
+ * word sharing a first letter and the next counts (`thxy` is 0.4 to `the`): tens of thousands of candidates, each
+ * compared, at 100k tracks.
  */
-export const SIMILARITY_THRESHOLD = 0.4
+export const SIMILARITY_THRESHOLD = 0.5
 
 export interface AlbumFilter {
   readonly genre?: string | undefined
@@ -296,18 +298,21 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     /**
      * The search (contract "Library model", Search; migration 0017; docs/decisions.md "Library", Search) over the
      * documents the scan stores: every word of the query is a whole word of `search_words`, the last a word prefix
-     * (`LIKE '% word %'`, `LIKE '% pre%'`). Ranked in three tiers on `search_fields`: the query equals a whole field
-     * (`LIKE '% query %'`), it starts one (`LIKE '% query%'`), the rest; ties by popularity in the library, then
-     * by name, then id. One statement per kind, planned for its values:
-     * - tiers 0 and 1, each ordered and cut at the window's end (`equal`, `starts`: the trigram index finds a rare
-     *   one, a common one walks the tie-order index);
+     * (`LIKE '% word %'`, `LIKE '% pre%'`). Ranked in three tiers on `search_fields`: the query's words equal a whole
+     * field (`LIKE '%|the resistance|%'`), they start one (`LIKE '%|the res%'`), the rest; ties by popularity in the
+     * library, then by name, then id. A query that starts a field matches (core `searchFieldsOf`: a field's words
+     * are words of the document), so tiers 0 and 1 ask one pattern each and the planner estimates them from that
+     * column alone. One statement per kind, planned for its values:
+     * - tiers 0 and 1, each ordered and cut at the window's end (the trigram index finds a rare one, a common one
+     *   walks the tie-order index);
      * - tier 2 only when tiers 0 and 1 hold less than the window's end (so both are whole): the first `end` matches
      *   of any tier in tie order hold every tier-2 row the window needs, and those that start a field are dropped.
      *   Asking for the matches alone, not "matches that start no field", keeps the planner's estimate true: the two
      *   are strongly correlated (a word that starts a name usually starts its field), and the estimate of the
      *   negated form sent a rare word down a walk of the whole table.
-     * The tie-order indexes carry `search_words` (INCLUDE), so the tier-2 walk reads no table row but the `end` it
-     * keeps. Without pg_trgm the same statements run on those walks and on scans of the tables.
+     * The tie-order indexes carry both document columns (INCLUDE), so a walk reads no table row: at 100k tracks a
+     * word whose matches all sit low in the tie order (an artist's name) walked most of the index, ~0.3 µs an entry
+     * there against ~1.6 µs a table row. Without pg_trgm the same statements run on those walks and on scans.
      */
     const matchOf = (query: SearchQueryText, alias: string) => {
       const words = sql.literal(`${alias}.search_words`)
@@ -329,25 +334,22 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       const popularity = sql.literal(`x.${kind.popularity}`)
       const key = sql.literal(`x.${kind.key}`)
       const match = matchOf(query, "x")
-      const equal = sql`x.search_fields LIKE ${`% ${likeEscape(query.field)} %`}`
-      const startsOn = (alias: string) =>
-        sql`${sql.literal(`${alias}.search_fields`)} LIKE ${`% ${likeEscape(query.field)}%`}`
-      const starts = startsOn("x")
+      const equal = sql`x.search_fields LIKE ${`%|${likeEscape(query.field)}|%`}`
+      const starts = sql`x.search_fields LIKE ${`%|${likeEscape(query.field)}%`}`
       const tieOrder = sql`ORDER BY ${popularity} DESC, ${key} COLLATE "C", x.id LIMIT ${end}`
       return sql`WITH
           tier0 AS MATERIALIZED (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
-                                 WHERE ${match} AND ${equal} ${tieOrder}),
+                                 WHERE ${equal} ${tieOrder}),
           tier1 AS MATERIALIZED (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
-                                 WHERE ${match} AND ${starts} AND NOT ${equal} ${tieOrder})
+                                 WHERE ${starts} AND NOT ${equal} ${tieOrder})
         SELECT * FROM (
           SELECT 0 AS tier, * FROM tier0
           UNION ALL SELECT 1, * FROM tier1
           UNION ALL SELECT 2, x.id, x.popularity, x.key
-                    FROM (SELECT x.id, ${popularity} AS popularity, ${key} AS key FROM ${from} x
+                    FROM (SELECT x.id, ${popularity} AS popularity, ${key} AS key, x.search_fields FROM ${from} x
                           WHERE ${match} AND (SELECT count(*) FROM tier0) + (SELECT count(*) FROM tier1) < ${end}
                           ${tieOrder}) x
-                    JOIN ${from} f ON f.id = x.id
-                    WHERE NOT ${startsOn("f")}
+                    WHERE NOT ${starts}
         ) found ORDER BY tier, popularity DESC, key COLLATE "C", id OFFSET ${window.offset} LIMIT ${window.limit}`
     }
 

@@ -33,6 +33,7 @@ import {
   SHUFFLE_MAX,
   ShuffleResult,
   searchQueryOf,
+  searchWantsClosest,
   Track,
   type UserId,
   YearRow,
@@ -254,8 +255,8 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
      * The search rule (contract "Library model", Search), one window of each kind: the query's folded words
      * (core `searchQueryOf`) must each match a field of an item, the last as a prefix, ranked by the repository
      * (whole-field equal, then all-prefix, then the rest; ties by popularity in the library). When nothing matches
-     * at all, the closest items by trigram similarity are the answer (typos). A query of nothing but spaces and
-     * punctuation finds nothing.
+     * at all, the closest items by trigram similarity are the answer (typos), for a query of at least
+     * SEARCH_CLOSEST_MIN_LETTERS letters. A query of nothing but spaces and punctuation finds nothing.
      */
     const searchWindows = Effect.fn("LibraryService.searchWindows")(function* (q: string, windows: SearchWindows) {
       const query = searchQueryOf(q)
@@ -273,6 +274,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         // Empty windows that all start at the first match mean no match; a later window may be past the end of
         // matches that exist (and a kind not asked for may have some), so that is asked then.
         const fromStart = asked.length === 3 && asked.every((window) => window.offset === 0)
+        if (!searchWantsClosest(query)) return toResult(found)
         if (!fromStart && (yield* browse.searchHasMatches(query))) return toResult(found)
         return toResult(yield* browse.searchSimilar(query, windows))
       })

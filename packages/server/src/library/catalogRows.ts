@@ -226,7 +226,7 @@ export const addFolder = (
       artist_keys: artistKeys,
       artist_display: albumArtists.compilation ? VARIOUS_ARTISTS : albumArtists.display,
       search_key: searchKeyOf(title),
-      ...documentColumns(searchDocumentOf([title, ...artistKeys.map((key) => artistName(rows, key))])),
+      ...documentColumns(searchDocumentOf([...artistKeys.map((key) => artistName(rows, key)), title])),
       sort_key: searchKeyOf(sortNameWith(title, albumSort, articles)),
       release_date: release.releaseDate,
       year: release.year,
@@ -258,7 +258,8 @@ export const addFolder = (
         title: file.title,
         search_key: searchKeyOf(file.title),
         ...documentColumns(
-          searchDocumentOf([file.title, title, ...credits.map((credit) => artistName(rows, credit.artist_key))]),
+          // Names first: a document longer than core's cap loses the end of a long title, not who it is by.
+          searchDocumentOf([...credits.map((credit) => artistName(rows, credit.artist_key)), title, file.title]),
         ),
         sort_title: file.titleSort,
         album_key: albumKey,

@@ -1,6 +1,13 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { type SearchQueryText, searchMatches, searchQueryOf, searchTierOf, searchWordsOf } from "@tonearm/core"
+import {
+  type SearchQueryText,
+  searchDocumentOf,
+  searchMatches,
+  searchQueryOf,
+  searchTierOf,
+  searchWordsOf,
+} from "@tonearm/core"
 import { Effect } from "effect"
 import { type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
 import { scanNow } from "../support/library.js"
@@ -58,16 +65,23 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           admin = yield* signUpFirstAdmin("admin")
           yield* scanNow()
           const sql = yield* SqlClient.SqlClient
-          // Every stored document is the one core makes of its fields (a track's: title, album, credited artists).
-          const stored = yield* sql<{ search_words: string; title: string; album: string; names: string }>`
-            SELECT t.search_words, t.title, al.title AS album,
+          // Every stored document is the one core makes of its fields (a track's: credited artists, album, title).
+          const stored = yield* sql<{
+            search_words: string
+            search_fields: string
+            title: string
+            album: string
+            names: string
+          }>`
+            SELECT t.search_words, t.search_fields, t.title, al.title AS album,
                    (SELECT string_agg(x.name, '\u001f' ORDER BY ta.position) FROM track_artists ta
                     JOIN artists x ON x.id = ta.artist_id WHERE ta.track_id = t.id) AS names
             FROM tracks t JOIN albums al ON al.id = t.album_id`
           expect(stored.length).toBe(120)
           for (const row of stored) {
-            const words = new Set([row.title, row.album, ...row.names.split("\u001f")].flatMap(searchWordsOf))
-            expect(row.search_words).toBe(` ${[...words].join(" ")} `)
+            const fields = [...row.names.split("\u001f"), row.album, row.title]
+            expect(row.search_words).toBe(searchDocumentOf(fields).words)
+            expect(row.search_fields).toBe(searchDocumentOf(fields).fields)
           }
           const names = yield* sql<{ name: string; kind: string }>`
             SELECT title AS name, 'title' AS kind FROM tracks UNION SELECT title, 'title' FROM albums

@@ -161,6 +161,8 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         expect((yield* search("beyonce")).tracks).toEqual(["Crazy in Love"])
         // Nothing close: nothing.
         expect(yield* search("qqqqzzzz")).toEqual({ artists: [], albums: [], tracks: [] })
+        // Fewer than SEARCH_CLOSEST_MIN_LETTERS letters: no closest items (their few trigrams start most names).
+        expect(yield* search("hyx")).toEqual({ artists: [], albums: [], tracks: [] })
         // Nothing but punctuation: no words, no search.
         expect(yield* search("'/-")).toEqual({ artists: [], albums: [], tracks: [] })
       }),

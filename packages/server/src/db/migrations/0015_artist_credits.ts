@@ -27,7 +27,11 @@ export default Effect.gen(function* () {
   yield* sql`
     UPDATE indexed_albums a SET artist_display = ar.name, sort_key = a.search_key
     FROM indexed_artists ar WHERE ar.id = a.artist_id`
-  yield* sql`ALTER TABLE indexed_albums ALTER COLUMN artist_display SET NOT NULL, ALTER COLUMN sort_key SET NOT NULL`
+  // Defaults only for rows written outside the scanner (tests arranging rows); the scan always writes both.
+  yield* sql`
+    ALTER TABLE indexed_albums
+      ALTER COLUMN artist_display SET NOT NULL, ALTER COLUMN artist_display SET DEFAULT '',
+      ALTER COLUMN sort_key SET NOT NULL, ALTER COLUMN sort_key SET DEFAULT ''`
   yield* sql`
     ALTER TABLE indexed_tracks
       ADD COLUMN artist_display text,
@@ -43,6 +47,7 @@ export default Effect.gen(function* () {
   yield* sql`
     ALTER TABLE indexed_tracks
       ALTER COLUMN artist_display SET NOT NULL,
+      ALTER COLUMN artist_display SET DEFAULT '',
       ALTER COLUMN disc_number SET DEFAULT 1`
 
   yield* sql`
