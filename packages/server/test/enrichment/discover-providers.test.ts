@@ -105,13 +105,18 @@ layer(TestServerLive({ libraryDir: root, enrichment: settings }), {
         admin = yield* signUpFirstAdmin("admin")
         bob = yield* createAndLogIn(admin.client, "bob")
         yield* scanNow()
-        // Bob listens to the tracks of artists with a MusicBrainz id (ListenBrainz needs one), in one genre.
+        // Bob listens to tracks by artists with a MusicBrainz id (ListenBrainz needs one), in one genre. Every artist
+        // a track credits enters the taste profile (a featured guest with a share), and so Discover's seeds: a guest
+        // without an MBID would be a seed ListenBrainz cannot answer for, so every credited artist has one.
         const sql = yield* SqlClient.SqlClient
-        const withMbid = new Set(
-          (yield* sql<{ id: string }>`SELECT id FROM artists WHERE mbid IS NOT NULL`).map((row) => row.id),
+        const allCreditsWithMbid = new Set(
+          (yield* sql<{ id: string }>`
+            SELECT t.id FROM tracks t WHERE NOT EXISTS (
+              SELECT 1 FROM track_artists ta JOIN artists a ON a.id = ta.artist_id
+              WHERE ta.track_id = t.id AND a.mbid IS NULL)`).map((row) => row.id),
         )
         const tracks = (yield* libraryTracks).filter(
-          (track) => withMbid.has(track.artist_id) && track.genres.length > 0,
+          (track) => allCreditsWithMbid.has(track.id) && track.genres.length > 0,
         )
         const counts = new Map<string, number>()
         for (const track of tracks) for (const g of track.genres) counts.set(g, (counts.get(g) ?? 0) + 1)

@@ -14,7 +14,12 @@ import { raw, rawJson } from "../support/raw.js"
 import { openSse } from "../support/sse.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
 
-const root = await syntheticLibrary(240, 31)
+/**
+ * 360 tracks by 11 artists (at most 500, the shuffle's limit). For You keeps at most two tracks per artist and
+ * withholds a mix under 15, so it needs eight artists or more (240 tracks of seed 31 have five: their
+ * "X feat. Y" tracks, once artists of their own, no longer count as further artists).
+ */
+const root = await syntheticLibrary(360, 12)
 /** Files outside the library that a delete must never reach. */
 const outside = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-outside-"))
 
@@ -219,6 +224,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         // Enough listening for every surface.
         yield* arrangePlays(alice.user.id, tracks.slice(20, 120), { times: 3, daysAgo: 3 })
         const forYou = yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
+        expect(forYou.tracks.length).toBeGreaterThan(0)
         const target = forYou.tracks.find((entry) => !flaggedByAlice.has(entry.track.id))!.track.id
         yield* flag(alice, target)
         // At once: the stored snapshot still holds it, the detail, the rotation shuffle and the deck do not.

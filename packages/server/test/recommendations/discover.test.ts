@@ -1,7 +1,10 @@
+import * as fs from "node:fs"
+import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { ArtistId, Mbid } from "@tonearm/core"
 import { DateTime, Effect, Either } from "effect"
+import { taggedFile } from "../../fixtures/synthetic.js"
 import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
 import { scanNow } from "../support/library.js"
 import { arrangePlays, type LibraryTrackRow, libraryTracks, syntheticLibrary } from "../support/listening.js"
@@ -9,6 +12,18 @@ import { raw } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 const root = await syntheticLibrary(900, 31)
+/**
+ * Two artists with a genre each that no other artist has, two tracks each: tag-wise similar to nobody (the
+ * synthetic artists all share some genre, so each of them lists every other as similar).
+ */
+const LONE = { seed: ["Lone Seed", "Gamelan"], stranger: ["Lone Stranger", "Throat Singing"] } as const
+for (const [artist, genre] of Object.values(LONE))
+  for (const no of [1, 2]) {
+    const album = path.join(root, artist, "Alone")
+    fs.mkdirSync(album, { recursive: true })
+    const tags = { title: `Alone ${no}`, artist, albumArtist: artist, album: "Alone", track: { no }, genres: [genre] }
+    fs.writeFileSync(path.join(album, `0${no}.mp3`), await taggedFile("mp3", tags))
+  }
 
 let alice: SignedIn
 let bob: SignedIn
@@ -233,27 +248,24 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
           expect(similar[0]).toHaveProperty("cover_url")
 
           // Two listeners who both play a seed and an artist not similar to it (no tag in common, never
-          // co-listened) make them similar. The seed: an artist whose list is not full, so a newcomer shows.
-          let seed: string | undefined
-          let listed = new Set<string>()
-          for (const id of [...byArtist.keys()].sort()) {
-            const list = yield* alice.client.radio.similarArtists({ path: { id: ArtistId.make(id) } })
-            if (list.length < 20) {
-              seed = id
-              listed = new Set(list.map((artist) => artist.id))
-              break
-            }
-          }
-          expect(seed).toBeDefined()
-          const unrelated = [...byArtist].find(([id, rows]) => id !== seed && rows.length >= 2 && !listed.has(id))!
+          // co-listened) make them similar: the two lone artists, whose genres nobody else has.
+          const sql = yield* SqlClient.SqlClient
+          const idOf = (name: string) =>
+            Effect.map(sql<{ id: string }>`SELECT id FROM artists WHERE name = ${name}`, (rows) => rows[0]!.id)
+          const seed = yield* idOf(LONE.seed[0])
+          const unrelated = yield* idOf(LONE.stranger[0])
+          expect(byArtist.get(seed)).toHaveLength(2)
+          expect(byArtist.get(unrelated)).toHaveLength(2)
+          const listed = yield* alice.client.radio.similarArtists({ path: { id: ArtistId.make(seed) } })
+          expect(listed.map((artist) => artist.id)).not.toContain(unrelated)
           const erin = yield* createAndLogIn(alice.client, "erin")
           const frank = yield* createAndLogIn(alice.client, "frank")
           for (const listener of [erin, frank]) {
-            yield* arrangePlays(listener.user.id, byArtist.get(seed!)!, { times: 4 })
-            yield* arrangePlays(listener.user.id, unrelated[1], { times: 4 })
+            yield* arrangePlays(listener.user.id, byArtist.get(seed)!, { times: 4 })
+            yield* arrangePlays(listener.user.id, byArtist.get(unrelated)!, { times: 4 })
           }
-          const now = yield* alice.client.radio.similarArtists({ path: { id: ArtistId.make(seed!) } })
-          expect(now.map((artist) => artist.id)).toContain(unrelated[0])
+          const now = yield* alice.client.radio.similarArtists({ path: { id: ArtistId.make(seed) } })
+          expect(now.map((artist) => artist.id)).toContain(unrelated)
         }),
     )
 

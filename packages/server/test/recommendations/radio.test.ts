@@ -146,6 +146,11 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
       const onPhone = jazz.filter((track) => !carArtists.has(track.artist_id))
       yield* arrangePlays(dana.user.id, inCar.slice(0, 15), { times: 4, daysAgo: 7, device: "car" })
       yield* arrangePlays(dana.user.id, onPhone.slice(0, 15), { times: 4, daysAgo: 7, device: "mobile" })
+      // A radio draws `size` tracks from a ranking of at most 3 per artist. The Jazz radio's 7 artists rank 15
+      // tracks, so a radio of 15 would hold all of them whatever their order ("X feat. Y" rows, once artists of
+      // their own, made that ranking longer). A radio of 8 is a choice among them, the better ranked more often;
+      // 20 radios per device keep the two shares apart.
+      const DRAWN = 8
       const carShare = (device: string) =>
         Effect.gen(function* () {
           yield* arrangePlays(dana.user.id, [tracks.find((track) => !track.genres.includes(GENRE))!], {
@@ -155,15 +160,19 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
           // Car artists against phone artists among the radios' tracks (artists she never played count for neither).
           let car = 0
           let phone = 0
-          for (let i = 0; i < 10; i++) {
+          const drawn = new Set<string>()
+          for (let i = 0; i < 20; i++) {
             const radio = yield* dana.client.radio.start({
-              payload: { seed: { kind: "genre", value: GENRE }, size: SIZE_MAX },
+              payload: { seed: { kind: "genre", value: GENRE }, size: DRAWN },
             })
             for (const track of radio.tracks) {
+              drawn.add(track.id)
               if (carArtists.has(track.artist_id)) car++
               else if (artists.includes(track.artist_id)) phone++
             }
           }
+          // Each radio is a choice from a longer ranking, so the ranking's order can show in what is drawn.
+          expect(drawn.size).toBeGreaterThan(DRAWN)
           return car / Math.max(1, car + phone)
         })
       const inTheCar = yield* carShare("car")
