@@ -86,8 +86,20 @@ const compile = (ast: SchemaAST.AST): Encoder => {
  */
 export const leanJson = <A, I>(schema: Schema.Schema<A, I>) => {
   const encode = compile(schema.ast)
+  // An answer kept per library version (album pages, artist pages, search) is the same object on every hit: its
+  // JSON text is kept beside it, so a hit writes the text instead of encoding and stringifying it again (a large
+  // artist page is ~100 KB). Weakly: the text goes with the answer.
+  const texts = new WeakMap<object, string>()
   return {
     encode: encode as (value: A) => I,
-    respond: (value: A) => HttpServerResponse.unsafeJson(encode(value)),
+    respond: (value: A) => {
+      if (typeof value !== "object" || value === null) return HttpServerResponse.unsafeJson(encode(value))
+      let text = texts.get(value)
+      if (text === undefined) {
+        text = JSON.stringify(encode(value))
+        texts.set(value, text)
+      }
+      return HttpServerResponse.text(text, { contentType: "application/json" })
+    },
   }
 }

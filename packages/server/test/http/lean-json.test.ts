@@ -26,6 +26,24 @@ describe("lean JSON encoding", () => {
   sameAsSchema("search results", SearchResult)
   sameAsSchema("the home sections", Home)
 
+  it("a kept answer is stringified once: the same object answers the same text, another object its own", () => {
+    const Counted = Schema.Struct({ n: Schema.NumberFromString })
+    const lean = leanJson(Counted)
+    const kept = { n: 1 }
+    const bodyOf = (value: { n: number }) => {
+      const response = lean.respond(value)
+      const body = response.body
+      if (body._tag === "Uint8Array") return new TextDecoder().decode(body.body)
+      return body._tag === "Raw" ? String(body.body) : ""
+    }
+    expect(bodyOf(kept)).toBe('{"n":"1"}')
+    expect(lean.respond(kept).headers["content-type"]).toBe("application/json")
+    // The kept text wins over a change the encoder would see: the answer is the object, never mutated in place.
+    ;(kept as { n: number }).n = 2
+    expect(bodyOf(kept)).toBe('{"n":"1"}')
+    expect(bodyOf({ n: 2 })).toBe('{"n":"2"}')
+  })
+
   it("a node the lean compiler does not know is encoded by the schema itself", () => {
     const Odd = Schema.Struct({
       n: Schema.NumberFromString,
