@@ -5,7 +5,9 @@ import {
   displayOf,
   isAudioPath,
   pickSidecarCover,
+  r128ToReplayGainDb,
   releaseDateOf,
+  replayGainNumberOf,
   searchKeyOf,
   sortNameOf,
   sortNameWith,
@@ -137,5 +139,15 @@ describe("artist credits (contract Library model)", () => {
     expect(sortNameWith("The Beatles", null, [])).toBe("The Beatles")
     expect(sortNameWith("Die Toten Hosen", null, ["Die"])).toBe("Toten Hosen, Die")
     expect(sortNameWith("The", null)).toBe("The")
+  })
+})
+
+describe("replay gain texts (contract Library model)", () => {
+  it("replay gain: the number at the start of a tag text; Opus R128 Q7.8 moved to the -18 LUFS reference", () => {
+    expect(replayGainNumberOf("-6.54 dB")).toBe(-6.54)
+    expect(replayGainNumberOf("+1,5 dB")).toBe(1.5)
+    expect(replayGainNumberOf("loud")).toBeNull()
+    expect(r128ToReplayGainDb("-2560")).toBe(-5)
+    expect(r128ToReplayGainDb("-6.5")).toBeNull()
   })
 })

@@ -1,5 +1,14 @@
 import * as path from "node:path"
-import { type Credit, cleanName, creditKeyOf, creditsOf, isVariousArtists, splitArtistText } from "@tonearm/core"
+import {
+  type Credit,
+  cleanName,
+  creditKeyOf,
+  creditsOf,
+  isVariousArtists,
+  r128ToReplayGainDb,
+  replayGainNumberOf,
+  splitArtistText,
+} from "@tonearm/core"
 import type { CatalogSettings } from "../config/TonearmConfig.js"
 import type { RawTags } from "./ParsePool.js"
 import type { FoundFile } from "./walk.js"
@@ -86,27 +95,15 @@ const values = (tags: RawTags, name: string): ReadonlyArray<string> =>
 
 const firstValue = (tags: RawTags, name: string): string | null => values(tags, name)[0] ?? null
 
-/** `-6.54 dB`, `+1.2`, `0.988`: the number at the start, or null. */
-const numberOf = (value: string | null): number | null => {
-  const match = value === null ? null : /^\s*([+-]?\d+(?:[.,]\d+)?)/.exec(value)
-  if (match === null) return null
-  const number = Number(match[1]!.replace(",", "."))
-  return Number.isFinite(number) ? number : null
-}
-
-/** Opus R128 gains are Q7.8 fixed point relative to -23 LUFS; ReplayGain's reference is -18 LUFS (5 dB louder). */
-const r128ToReplayGain = (value: string | null): number | null => {
-  const q78 = value === null ? null : /^\s*[+-]?\d+\s*$/.test(value) ? Number(value) : null
-  return q78 === null || !Number.isFinite(q78) ? null : Math.round((q78 / 256 + 5) * 100) / 100
-}
-
 export const replayGainOf = (tags: RawTags): ReplayGain => ({
   trackGainDb:
-    numberOf(firstValue(tags, "REPLAYGAIN_TRACK_GAIN")) ?? r128ToReplayGain(firstValue(tags, "R128_TRACK_GAIN")),
-  trackPeak: numberOf(firstValue(tags, "REPLAYGAIN_TRACK_PEAK")),
+    replayGainNumberOf(firstValue(tags, "REPLAYGAIN_TRACK_GAIN")) ??
+    r128ToReplayGainDb(firstValue(tags, "R128_TRACK_GAIN")),
+  trackPeak: replayGainNumberOf(firstValue(tags, "REPLAYGAIN_TRACK_PEAK")),
   albumGainDb:
-    numberOf(firstValue(tags, "REPLAYGAIN_ALBUM_GAIN")) ?? r128ToReplayGain(firstValue(tags, "R128_ALBUM_GAIN")),
-  albumPeak: numberOf(firstValue(tags, "REPLAYGAIN_ALBUM_PEAK")),
+    replayGainNumberOf(firstValue(tags, "REPLAYGAIN_ALBUM_GAIN")) ??
+    r128ToReplayGainDb(firstValue(tags, "R128_ALBUM_GAIN")),
+  albumPeak: replayGainNumberOf(firstValue(tags, "REPLAYGAIN_ALBUM_PEAK")),
 })
 
 export const scannedFile = (
