@@ -9,7 +9,7 @@ import { type FakeAnswer, type FakeRequest, type FakeServer, startFakeServer } f
 import { scanNow } from "../support/library.js"
 import { syntheticLibrary } from "../support/listening.js"
 import { raw, rawJson } from "../support/raw.js"
-import { openSse } from "../support/sse.js"
+import { openSse, type SseFrame } from "../support/sse.js"
 import { secondReplica, serverUrl, TestServerLive } from "../support/TestServer.js"
 
 const root = await syntheticLibrary(120, 5)
@@ -57,6 +57,11 @@ const fakeLidarr = (server: FakeServer) => {
 
 const lidarr = await startFakeServer(fakeLidarr)
 afterAll(() => lidarr.stop())
+
+/** NOTIFY is asynchronous: an earlier change's event may arrive after a stream opens, so wait for this one. */
+const statusChangedTo = (status: string) => (frame: SseFrame) =>
+  frame.event === "request.status_changed" &&
+  (frame.data as { data?: { status?: string } } | undefined)?.data?.status === status
 
 const mbid = (n: number) => Mbid.make(`${String(n).padStart(8, "0")}-1111-4222-8333-444455556666`)
 
@@ -194,7 +199,7 @@ layer(
       yield* events.waitFor((frame) => frame.text === "connected")
       const cancelled = yield* bob.client.requests.cancel({ path: { id: mine!.id } })
       expect(cancelled.status).toBe("cancelled")
-      const [event] = yield* events.waitFor((frame) => frame.event === "request.status_changed")
+      const [event] = yield* events.waitFor(statusChangedTo("cancelled"))
       expect(event!.data).toMatchObject({ data: { request_id: mine!.id, status: "cancelled" } })
       // A cancelled request no longer blocks a new one for the MBID.
       const fresh = yield* carol.client.requests.create({ payload: { kind: "artist", mbid: mbid(1), name: "One" } })
@@ -229,7 +234,7 @@ layer(
           rootFolderPath: "/music",
           monitored: true,
         })
-        const [event] = yield* carols.waitFor((frame) => frame.event === "request.status_changed")
+        const [event] = yield* carols.waitFor(statusChangedTo("approved"))
         expect(event!.data).toMatchObject({ data: { request_id: request.id, status: "approved" } })
         yield* Effect.sleep("200 millis")
         expect(admins.frames.filter((frame) => frame.event === "request.status_changed")).toHaveLength(0)
@@ -311,7 +316,7 @@ layer(
           payload: { reason: "not on this server" },
         })
         expect(rejected).toMatchObject({ status: "rejected", reason: "not on this server", decided_by: admin.user.id })
-        const [event] = yield* events.waitFor((frame) => frame.event === "request.status_changed")
+        const [event] = yield* events.waitFor(statusChangedTo("rejected"))
         expect(event!.data).toMatchObject({ data: { request_id: request.id, status: "rejected" } })
         const approveRejected = yield* raw("POST", `/api/admin/requests/${request.id}/approve`, { token: admin.token })
         expect(approveRejected.status).toBe(409)

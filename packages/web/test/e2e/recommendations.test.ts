@@ -119,10 +119,12 @@ describe("recommendation surfaces", () => {
     expect(await lockedCard.getByRole("note").textContent()).toContain(withheld!.locked_reason)
     await expectNoSeriousA11yViolations(wren.page, "mixes")
     await screenshot(wren.page, "mixes")
-    // The locked mix's own page shows the placeholder instead of tracks.
+    // The locked mix's own page (a mix page, or Discover's) shows the placeholder instead of tracks, and
+    // nothing to play.
     await lockedCard.getByRole("link").click()
-    await wren.page.locator(".system-mix .mix-locked").waitFor()
-    expect(await wren.page.locator(".system-mix .track-row").count()).toBe(0)
+    await wren.page.locator("main .mix-locked").waitFor()
+    expect(await wren.page.locator("main .track-row").count()).toBe(0)
+    expect(await wren.page.locator("main").getByRole("button", { name: /^Play / }).count()).toBe(0)
     await screenshot(wren.page, "mix-locked")
     expect(wren.errors).toEqual([])
     await wren.context.close()

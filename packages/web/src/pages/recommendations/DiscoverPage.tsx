@@ -62,17 +62,21 @@ export default function DiscoverPage() {
           Tracks you have not heard much, picked four ways: taste-matched, dormant, others play, wildcards.
         </p>
         <div class="actions">
-          <button
-            type="button"
-            class="primary"
-            disabled={tracks.length === 0}
-            onClick={() => playQueue(tracks, { source: "discover" })}
-          >
-            Play Discover
-          </button>
-          <button type="button" onClick={shuffle} disabled={busy.value}>
-            Shuffle (unheard first)
-          </button>
+          {!row?.locked && (
+            <>
+              <button
+                type="button"
+                class="primary"
+                disabled={tracks.length === 0}
+                onClick={() => playQueue(tracks, { source: "discover" })}
+              >
+                Play Discover
+              </button>
+              <button type="button" onClick={shuffle} disabled={busy.value}>
+                Shuffle (unheard first)
+              </button>
+            </>
+          )}
           <button
             type="button"
             disabled={busy.value}
@@ -110,7 +114,7 @@ export default function DiscoverPage() {
             <TrackList tracks={tracks} source="discover" label="Discover deck" showAlbum />
           </>
         )}
-        {deck.data !== undefined && deck.data.tracks.length === 0 && (
+        {deck.data !== undefined && deck.data.tracks.length === 0 && !row?.locked && (
           <p class="muted">The deck is empty: it fills after the nightly rebuild once you have listened a while.</p>
         )}
       </section>
