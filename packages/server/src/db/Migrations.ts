@@ -17,6 +17,7 @@ import m0014 from "./migrations/0014_library_version_shared_index.js"
 import m0015 from "./migrations/0015_artist_credits.js"
 import m0016 from "./migrations/0016_artist_sidecars_scan_skipped.js"
 import m0017 from "./migrations/0017_search_documents.js"
+import m0018 from "./migrations/0018_play_queue_index.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -37,6 +38,7 @@ export const migrations = {
   "0015_artist_credits": m0015,
   "0016_artist_sidecars_scan_skipped": m0016,
   "0017_search_documents": m0017,
+  "0018_play_queue_index": m0018,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -34,8 +34,8 @@ import { currentDate } from "../clock.js"
 import { LibraryService, ScanService } from "../library/index.js"
 import { type LikedAt, LikesService, PlaysService } from "../listening/index.js"
 import { PlaylistsService } from "../playlists/index.js"
+import { PlayQueueService } from "../playqueue/index.js"
 import { RadioService, SimilarArtistsService } from "../recommendations/index.js"
-import { PlayQueueRepository } from "./PlayQueueRepository.js"
 import type { SubsonicParams } from "./params.js"
 
 const notFound = (what: string) =>
@@ -66,7 +66,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
     const radio = yield* RadioService
     const scans = yield* ScanService
     const accounts = yield* AccountsService
-    const queues = yield* PlayQueueRepository
+    const queues = yield* PlayQueueService
     const changes = yield* ChangeLog
 
     /** When the caller starred each of these ids (one query for every kind asked). */
@@ -780,7 +780,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
 
     const getPlayQueue = (user: SessionUser) =>
       Effect.gen(function* () {
-        const found = yield* queues.find(user.id)
+        const found = yield* queues.stored(user.id)
         if (Option.isNone(found)) return {} satisfies SubsonicPayload
         const queue = found.value
         const entry = yield* songs(user, yield* library.tracksByIds(queue.track_ids))
@@ -808,16 +808,15 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
         if (ids.some((id) => !known.has(id))) return yield* notFound("Song")
         const current = params.get("current")
         if (current !== undefined && !ids.includes(current)) return yield* notFound("Current song")
-        yield* queues.save(
-          user.id,
-          {
-            trackIds: ids,
-            currentId: current ?? null,
-            positionMs: Math.max(0, yield* params.int("position", 0)),
-            changedBy: (params.get("c") ?? "subsonic").slice(0, 200),
-          },
-          yield* currentDate,
-        )
+        yield* queues.store(user.id, {
+          trackIds: ids,
+          currentId: current ?? null,
+          // Subsonic names the current song only: its first entry (the web player stores the exact entry).
+          currentIndex: current === undefined ? null : ids.indexOf(current),
+          positionMs: Math.max(0, yield* params.int("position", 0)),
+          source: null,
+          changedBy: (params.get("c") ?? "subsonic").slice(0, 200),
+        })
         return {} satisfies SubsonicPayload
       })
 
@@ -902,7 +901,7 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       startScan,
     } as const
   }),
-  dependencies: [PlayQueueRepository.Default],
+  dependencies: [PlayQueueService.Default],
 }) {}
 
 /** What songs show beyond the Track, and listed albums beyond the AlbumRef (`albumFactsOf`). */

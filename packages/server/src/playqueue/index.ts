@@ -1,0 +1,2 @@
+export { PlayQueueHttpLive } from "./PlayQueueHttp.js"
+export { PlayQueueService } from "./PlayQueueService.js"
