@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 
-import { envelopeOf, NotFound } from "../errors.js"
+import { envelopeOf, InvalidTimezone, NotFound } from "../errors.js"
 import { Authentication } from "../http/Authentication.js"
 import { AlbumId, ArtistId, TrackId } from "../ids.js"
 import {
@@ -11,6 +11,7 @@ import {
   PlayHistoryQuery,
   TopTracks,
 } from "./Listening.js"
+import { ListeningStats, ListeningStatsQuery } from "./ListeningStats.js"
 
 const trackId = HttpApiSchema.param("id", TrackId)
 const albumId = HttpApiSchema.param("id", AlbumId)
@@ -30,6 +31,16 @@ export class PlaysApi extends HttpApiGroup.make("plays")
       ),
   )
   .add(HttpApiEndpoint.get("history", "/api/me/plays").setUrlParams(PlayHistoryQuery).addSuccess(PlayHistory))
+  .add(
+    HttpApiEndpoint.get("stats", "/api/me/listening-stats")
+      .setUrlParams(ListeningStatsQuery)
+      .addSuccess(ListeningStats)
+      .addError(envelopeOf(InvalidTimezone))
+      .annotate(
+        OpenApi.Description,
+        "The caller's listening over `period` (`week` = last 7 days, `month` = 30, `year` = 365, `all`; default `week`): top artists, albums, tracks and genres by unskipped plays, time listened (skips included), the listening clock (unskipped plays per ISO weekday × hour in `tz`, default the account's zone; an unknown zone: 400 invalid_timezone) and discoveries (artists first played inside the period).",
+      ),
+  )
   .add(
     HttpApiEndpoint.get("topTracks")`/api/artists/${artistId}/top-tracks`
       .addSuccess(TopTracks)

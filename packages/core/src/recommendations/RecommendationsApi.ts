@@ -6,6 +6,7 @@ import { ArtistId } from "../ids.js"
 import { PlaylistDetail } from "../playlists/Playlists.js"
 import { DiscoverDeck, Mbid, SimilarArtist, Snooze, SnoozeRequest, Suggestion } from "./Discover.js"
 import { MetricsQuery, RecommendationMetrics } from "./Metrics.js"
+import { MixesBuilt } from "./MixBuild.js"
 import { Radio, RadioRequest } from "./Radio.js"
 import { RecommendationTrends, TrendsQuery } from "./Trends.js"
 import { TuningAuditRow, TuningPatchRequest, TuningResetRequest, TuningScopeView, TuningView } from "./Tuning.js"
@@ -37,6 +38,14 @@ export class SystemPlaylistsApi extends HttpApiGroup.make("systemPlaylists")
       .annotate(
         OpenApi.Description,
         "Rebuilds the caller's system playlists now (the same rebuild as the 03:00 run) and answers the singleton `kind` (`for_you`, `discover`). `playlist.system_rebuilt` follows on the caller's event stream.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.post("build", "/api/me/mixes/build")
+      .addSuccess(MixesBuilt)
+      .annotate(
+        OpenApi.Description,
+        "\"Make my mixes now\": rebuilds the caller's system playlists and You-might-like rows now (the 03:00 rebuild, on the engine's worker thread) and answers how many playlists it wrote and how many are withheld. Single-flight per user: a call while the caller's rebuild runs (this route or a refresh) joins it. `playlist.system_rebuilt` follows on the caller's event stream.",
       ),
   )
   .add(

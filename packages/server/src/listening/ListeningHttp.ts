@@ -2,6 +2,7 @@ import { HttpApiBuilder } from "@effect/platform"
 import { CurrentSession, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
 import { LikesService } from "./LikesService.js"
+import { ListeningStatsService } from "./ListeningStatsService.js"
 import { PlaysService } from "./PlaysService.js"
 
 const me = Effect.map(CurrentSession, (session) => session.user.id)
@@ -9,9 +10,11 @@ const me = Effect.map(CurrentSession, (session) => session.user.id)
 export const PlaysHttpLive = HttpApiBuilder.group(TonearmApi, "plays", (handlers) =>
   Effect.gen(function* () {
     const plays = yield* PlaysService
+    const stats = yield* ListeningStatsService
     return handlers
       .handle("report", ({ payload }) => Effect.flatMap(me, (user) => plays.report(user, payload)))
       .handle("history", ({ urlParams }) => Effect.flatMap(me, (user) => plays.history(user, urlParams)))
+      .handle("stats", ({ urlParams }) => Effect.flatMap(me, (user) => stats.read(user, urlParams)))
       .handle("topTracks", ({ path }) => Effect.flatMap(me, (user) => plays.topTracks(user, path.id)))
   }),
 )

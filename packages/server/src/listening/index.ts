@@ -1,4 +1,5 @@
 export { type LikedAt, LikesService } from "./LikesService.js"
 export { LikesHttpLive, PlaysHttpLive } from "./ListeningHttp.js"
+export { ListeningStatsService } from "./ListeningStatsService.js"
 export { PlaysService } from "./PlaysService.js"
 export type { TasteColumns, TasteText } from "./tasteColumns.js"

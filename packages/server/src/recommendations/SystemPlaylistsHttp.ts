@@ -8,6 +8,7 @@ export const SystemPlaylistsHttpLive = HttpApiBuilder.group(TonearmApi, "systemP
     const system = yield* SystemPlaylistsService
     const me = Effect.map(CurrentSession, ({ user }) => user.id)
     return handlers
+      .handle("build", () => Effect.flatMap(me, system.build))
       .handle("refresh", ({ path }) => Effect.flatMap(me, (user) => system.refresh(user, path.kind)))
       .handle("shuffle", ({ path }) => Effect.flatMap(me, (user) => system.shuffle(user, path.kind)))
   }),

@@ -1,6 +1,6 @@
-import { isSingletonKind, NotRefreshable, PlaylistDetail, type UserId } from "@tonearm/core"
+import { isSingletonKind, MixesBuilt, NotRefreshable, PlaylistDetail, type UserId } from "@tonearm/core"
 import { rotationShuffle } from "@tonearm/recommend"
-import { Effect } from "effect"
+import { Deferred, Effect, type Exit, FiberId } from "effect"
 import { PlaylistsService } from "../playlists/index.js"
 import { RebuildService } from "./RebuildService.js"
 
@@ -11,14 +11,43 @@ const notRefreshable = (kind: string) =>
 export class SystemPlaylistsService extends Effect.Service<SystemPlaylistsService>()(
   "@tonearm/server/SystemPlaylistsService",
   {
-    effect: Effect.gen(function* () {
+    scoped: Effect.gen(function* () {
       const playlists = yield* PlaylistsService
       const rebuilds = yield* RebuildService
+      const scope = yield* Effect.scope
+
+      type Built = Effect.Effect.Success<ReturnType<typeof rebuilds.rebuild>>
+      type Failed = Effect.Effect.Error<ReturnType<typeof rebuilds.rebuild>>
+      /** The rebuild running for a user, which a second request joins instead of starting another. */
+      const running = new Map<UserId, Deferred.Deferred<Built, Failed>>()
+      /**
+       * One user's rebuild now, single-flight: it runs in the service's scope, so a caller that goes away does
+       * not cancel it for the others waiting on it (the engine's worker does the work, off the event loop).
+       */
+      const rebuildOnce = (user: UserId) =>
+        Effect.suspend(() => {
+          const joined = running.get(user)
+          if (joined !== undefined) return Deferred.await(joined)
+          const done = Deferred.unsafeMake<Built, Failed>(FiberId.none)
+          running.set(user, done)
+          return rebuilds.rebuild(user).pipe(
+            Effect.exit,
+            Effect.flatMap((exit: Exit.Exit<Built, Failed>) => Deferred.done(done, exit)),
+            Effect.ensuring(Effect.sync(() => running.delete(user))),
+            Effect.forkIn(scope),
+            Effect.zipRight(Deferred.await(done)),
+          )
+        })
+
+      /** "Make my mixes now": every system playlist of the caller, built now. */
+      const build = Effect.fn("SystemPlaylistsService.build")(function* (user: UserId) {
+        return new MixesBuilt(yield* rebuildOnce(user))
+      })
 
       /** The same rebuild as the 03:00 run (every system playlist), answering the refreshed `kind`. */
       const refresh = Effect.fn("SystemPlaylistsService.refresh")(function* (user: UserId, kind: string) {
         if (!isSingletonKind(kind)) return yield* notRefreshable(kind)
-        yield* rebuilds.rebuild(user)
+        yield* rebuildOnce(user)
         return yield* playlists.detail(yield* playlists.systemPlaylist(user, kind))
       })
 
@@ -40,7 +69,7 @@ export class SystemPlaylistsService extends Effect.Service<SystemPlaylistsServic
         return new PlaylistDetail({ ...detail, tracks: tracks.map(({ entry }) => entry) })
       })
 
-      return { refresh, shuffle } as const
+      return { build, refresh, shuffle } as const
     }),
   },
 ) {}
