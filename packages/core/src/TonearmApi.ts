@@ -1,5 +1,6 @@
 import { HttpApi, OpenApi } from "@effect/platform"
 import { AdminUsersApi, AuthApi, MeApi } from "./accounts/AccountsApi.js"
+import { CastRenderersApi } from "./cast/CastRenderersApi.js"
 import {
   AdminDiagnosticsApi,
   AdminPlaybackErrorsApi,
@@ -15,6 +16,7 @@ import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } fro
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { ModerationApi, QuarantineApi } from "./moderation/ModerationApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
+import { PlayQueueApi } from "./playqueue/PlayQueueApi.js"
 import { RebuildsApi } from "./recommendations/RebuildsApi.js"
 import {
   DiscoverApi,
@@ -50,10 +52,12 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(CoverSourcesApi)
   .add(StreamingApi)
   .add(CastApi)
+  .add(CastRenderersApi)
   .add(EventsApi)
   .add(PlaysApi)
   .add(LikesApi)
   .add(PlaylistsApi)
+  .add(PlayQueueApi)
   .add(RecommendationsApi)
   .add(SystemPlaylistsApi)
   .add(DiscoverApi)

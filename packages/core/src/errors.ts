@@ -129,6 +129,19 @@ export class ServiceUnavailable extends coded(
   503,
 ) {}
 
+/** A network speaker did not answer in time, or could not be reached (cast routes). */
+export class RendererUnreachable extends coded(
+  Schema.TaggedError<RendererUnreachable>()("RendererUnreachable", Message),
+  "renderer_unreachable",
+  502,
+) {}
+/** A network speaker answered a cast action with a SOAP fault or something unreadable. */
+export class RendererError extends coded(
+  Schema.TaggedError<RendererError>()("RendererError", Message),
+  "renderer_error",
+  502,
+) {}
+
 /** Every API error class: the one list the `ApiError` union comes from. */
 export const API_ERRORS = [
   InvalidRequest,
@@ -152,6 +165,8 @@ export const API_ERRORS = [
   NotRefreshable,
   UnknownKind,
   MissingDefaults,
+  RendererUnreachable,
+  RendererError,
 ] as const
 
 export type ApiError = InstanceType<(typeof API_ERRORS)[number]>

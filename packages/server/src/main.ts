@@ -15,6 +15,7 @@ import {
   RequestAuthenticator,
   SessionsService,
 } from "./accounts/index.js"
+import { CastRenderersHttpLive, CastRenderersService } from "./cast/index.js"
 import { ChangeLog } from "./changes/index.js"
 import { TonearmConfig } from "./config/TonearmConfig.js"
 import { DatabaseLive } from "./db/Database.js"
@@ -59,9 +60,10 @@ import {
   TrackFiles,
   TrackRemoval,
 } from "./library/index.js"
-import { LikesHttpLive, LikesService, PlaysHttpLive, PlaysService } from "./listening/index.js"
+import { LikesHttpLive, LikesService, ListeningStatsService, PlaysHttpLive, PlaysService } from "./listening/index.js"
 import { AcquisitionManager, ModerationHttpLive, QuarantineHttpLive, QuarantineService } from "./moderation/index.js"
 import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
+import { PlayQueueHttpLive, PlayQueueService } from "./playqueue/index.js"
 import {
   AccountLifecycleLive,
   DiscoverHttpLive,
@@ -167,6 +169,8 @@ const SubsonicServicesLive = Layer.mergeAll(SubsonicService.Default, SubsonicCre
 
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
+  // Network speakers: over stream tokens, the library and diagnostics.
+  CastRenderersService.Default,
   SystemPlaylistsService.Default,
   HomeService.Default,
   SyncService.Default,
@@ -175,6 +179,8 @@ export const ServicesLive = Layer.mergeAll(
   DiscoverServicesLive,
   DiagnosticsServicesLive,
   SubsonicServicesLive,
+  PlayQueueService.Default,
+  ListeningStatsService.Default,
 ).pipe(
   Layer.provideMerge(RecommendationServicesLive),
   Layer.provideMerge(PlaysService.Default),
@@ -206,10 +212,12 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     MissingTracksHttpLive,
     StreamingHttpLive,
     CastHttpLive,
+    CastRenderersHttpLive,
     EventsHttpLive,
     PlaysHttpLive,
     LikesHttpLive,
     PlaylistsHttpLive,
+    PlayQueueHttpLive,
     SyncHttpLive,
     HomeHttpLive,
     RecommendationsHttpLive,

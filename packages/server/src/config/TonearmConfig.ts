@@ -48,7 +48,45 @@ export interface TonearmSettings {
    * (core's `scanIgnoreRule`). Absent: none.
    */
   readonly scanIgnore?: ReadonlyArray<string> | undefined
+  /** Network speakers (UPnP/DLNA renderers): discovery and configured ones (absent: none, no SSDP). */
+  readonly cast?: CastSettings | undefined
 }
+
+export interface CastSettings {
+  /** `TONEARM_UPNP_RENDERERS`: description URLs, comma-separated, for networks where multicast does not reach. */
+  readonly rendererUrls: ReadonlyArray<string>
+  /** `TONEARM_UPNP_DISCOVERY` (default true): SSDP M-SEARCH and NOTIFY on UDP 1900. */
+  readonly discovery: boolean
+  /** `TONEARM_UPNP_TIMEOUT_MS` (default 4000): the longest any renderer call may take. */
+  readonly timeoutMs: number
+}
+
+/** A config without `cast` (a test's): no configured renderer and no SSDP socket. */
+export const CAST_DEFAULTS: CastSettings = { rendererUrls: [], discovery: false, timeoutMs: 4_000 }
+
+export const castConfig = Config.all({
+  rendererUrls: Config.string("TONEARM_UPNP_RENDERERS").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const urls = text
+        .split(",")
+        .map((url) => url.trim())
+        .filter((url) => url !== "")
+      const bad = urls.find((url) => !URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol))
+      return bad === undefined
+        ? Either.right(urls)
+        : Either.left(ConfigError.InvalidData(["TONEARM_UPNP_RENDERERS"], `not an http(s) URL: ${bad}`))
+    }),
+  ),
+  discovery: Config.boolean("TONEARM_UPNP_DISCOVERY").pipe(Config.withDefault(true)),
+  timeoutMs: Config.integer("TONEARM_UPNP_TIMEOUT_MS").pipe(
+    Config.validate({ message: "must be a positive number of milliseconds", validation: (ms) => ms >= 1 }),
+    Config.withDefault(CAST_DEFAULTS.timeoutMs),
+  ),
+})
+
+/** The cast settings of a config (a test's config may leave them out). */
+export const castSettingsOf = (settings: TonearmSettings): CastSettings => settings.cast ?? CAST_DEFAULTS
 
 /** `TONEARM_SCAN_IGNORE`: names separated by commas, or a JSON array of strings. */
 export const scanIgnoreConfig = Config.string("TONEARM_SCAN_IGNORE").pipe(
@@ -262,7 +300,9 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const enrichment = yield* enrichmentConfig
       const catalog = yield* catalogConfig
       const scanIgnore = yield* scanIgnoreConfig
+      const cast = yield* castConfig
       return {
+        cast,
         scanIgnore,
         enrichment,
         catalog,

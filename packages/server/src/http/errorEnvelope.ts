@@ -105,7 +105,8 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         const info = apiErrorInfo(value)
         if (info !== undefined) {
           // 503 `service_unavailable` names a dependency that is down (our own words, no internals): kept.
-          if (info.status >= 500 && info.status !== 503)
+          // So does 502 (`renderer_unreachable`, `renderer_error`): a network speaker failed, not the server.
+          if (info.status >= 500 && info.status !== 503 && info.status !== 502)
             return Effect.as(Effect.logError("request failed", cause), respond(500, "internal", "internal error"))
           const headers: Record<string, string> =
             info.retryAfterSeconds !== undefined ? { "retry-after": String(info.retryAfterSeconds) } : {}

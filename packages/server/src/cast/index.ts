@@ -1,0 +1,2 @@
+export { CastRenderersHttpLive } from "./CastRenderersHttp.js"
+export { CastRenderersService } from "./CastRenderersService.js"
