@@ -103,6 +103,17 @@ export const subscribeEvents = (options: EventStreamOptions): (() => void) => {
   }
 }
 
+/** Transcoding options of the stream route: `format` (mp3, opus, raw) and `timeOffset` (seconds). */
+export interface StreamUrlOptions {
+  readonly format?: "mp3" | "opus" | "raw"
+  readonly timeOffset?: number
+}
+
 /** The audio address of a track (`GET /api/tracks/{id}/stream`; the session cookie or a token authorises it). */
-export const trackStreamUrl = (trackId: string, baseUrl = "") =>
-  `${baseUrl}/api/tracks/${encodeURIComponent(trackId)}/stream`
+export const trackStreamUrl = (trackId: string, baseUrl = "", options: StreamUrlOptions = {}) => {
+  const query = new URLSearchParams()
+  if (options.format !== undefined) query.set("format", options.format)
+  if (options.timeOffset !== undefined && options.timeOffset > 0) query.set("timeOffset", String(options.timeOffset))
+  const search = query.toString()
+  return `${baseUrl}/api/tracks/${encodeURIComponent(trackId)}/stream${search === "" ? "" : `?${search}`}`
+}

@@ -67,6 +67,7 @@ export {
   type EventStreamOptions,
   parseSseFrames,
   type SseFrame,
+  type StreamUrlOptions,
   subscribeEvents,
   trackStreamUrl,
 } from "./events.js"

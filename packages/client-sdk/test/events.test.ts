@@ -55,5 +55,9 @@ describe("the SDK's event-stream helper", () => {
   it("builds a track's stream address", () => {
     expect(trackStreamUrl("abc")).toBe("/api/tracks/abc/stream")
     expect(trackStreamUrl("abc", "http://h:1")).toBe("http://h:1/api/tracks/abc/stream")
+    expect(trackStreamUrl("abc", "", { format: "opus" })).toBe("/api/tracks/abc/stream?format=opus")
+    expect(trackStreamUrl("abc", "", { format: "mp3", timeOffset: 12.5 })).toBe(
+      "/api/tracks/abc/stream?format=mp3&timeOffset=12.5",
+    )
   })
 })

@@ -4,6 +4,7 @@ import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
+import { CastButton } from "./CastButton.js"
 import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 import {
   current,
@@ -138,6 +139,7 @@ export function PlayerBar() {
         >
           <Icon name="lyrics" />
         </button>
+        <CastButton />
         <a href="/queue" class="button">
           Queue
         </a>

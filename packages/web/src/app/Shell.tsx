@@ -1,11 +1,16 @@
-import { useSignal, useSignalEffect } from "@preact/signals"
+import { signal, useSignal, useSignalEffect } from "@preact/signals"
 import type { ComponentType } from "preact"
 import { useEffect, useRef } from "preact/hooks"
+import { Icon, type IconName } from "../components/Icon.js"
 import { api } from "./api.js"
 import { startEvents, stopEvents } from "./events.js"
 import { HelpOverlay, helpOpen, installShortcuts } from "./keyboard.js"
 import { LyricsPanel } from "./LyricsPanel.js"
 import { loadLikes } from "./likes.js"
+import { MiniPlayer, NowPlaying } from "./NowPlaying.js"
+import { OfflineBanner } from "./OfflineBanner.js"
+import { sessionAfterFailure } from "./offline.js"
+import { PlaybackNotice } from "./PlaybackNotice.js"
 import { PlayerBar } from "./PlayerBar.js"
 import { flushOffline, resetPlayer } from "./player.js"
 import { loadPlaylists } from "./playlists.js"
@@ -13,6 +18,7 @@ import { location$, matchPath, navigate, pathname } from "./router.js"
 import { notFoundRoute, type PageProps, type RouteDef, routes } from "./routes.js"
 import { SignIn } from "./SignIn.js"
 import { session } from "./session.js"
+import { isPhone } from "./viewport.js"
 
 const loaded = new Map<RouteDef, ComponentType<PageProps>>()
 
@@ -70,7 +76,93 @@ function Outlet() {
   )
 }
 
+/** On a phone: the full navigation is a drawer the bottom bar's Menu button opens. */
+const menuOpen = signal(false)
+const MENU_BUTTON_ID = "menu-button"
+/** Whether closing gives the focus back to the Menu button (not after a link in the drawer was followed). */
+let refocusMenu = false
+const closeMenu = () => {
+  refocusMenu = true
+  menuOpen.value = false
+}
+
+/** The phone's bottom navigation: the everyday destinations within thumb's reach, and the menu for the rest. */
+const TABS: ReadonlyArray<{ readonly path: string; readonly label: string; readonly icon: IconName }> = [
+  { path: "/", label: "Home", icon: "home" },
+  { path: "/search", label: "Search", icon: "search" },
+  { path: "/albums", label: "Albums", icon: "album" },
+  { path: "/likes", label: "Likes", icon: "heartOutline" },
+]
+
+function TabBar() {
+  const here = pathname.value
+  return (
+    <nav class="tabbar" aria-label="Main">
+      <ul>
+        {TABS.map((tab) => (
+          <li key={tab.path}>
+            <a
+              href={tab.path}
+              aria-current={here === tab.path ? "page" : undefined}
+              class={tab.path !== "/" && here.startsWith(`${tab.path}/`) ? "within" : undefined}
+            >
+              <Icon name={tab.icon} />
+              <span>{tab.label}</span>
+            </a>
+          </li>
+        ))}
+        <li>
+          <button
+            type="button"
+            id={MENU_BUTTON_ID}
+            aria-expanded={menuOpen.value}
+            aria-controls="nav-drawer"
+            onClick={() => (menuOpen.value = !menuOpen.value)}
+          >
+            <Icon name="menu" />
+            <span>Menu</span>
+          </button>
+        </li>
+      </ul>
+    </nav>
+  )
+}
+
 function Nav() {
+  const phone = isPhone.value
+  const drawer = phone && menuOpen.value
+  const self = useRef<HTMLElement>(null)
+  // A link followed from the drawer closes it; so does leaving the phone layout.
+  const path = pathname.value
+  useEffect(() => {
+    refocusMenu = false
+    menuOpen.value = false
+  }, [path, phone])
+  useEffect(() => {
+    if (!drawer) return
+    self.current?.querySelector<HTMLElement>("a, button")?.focus()
+    // The page behind the open drawer is out of reach of Tab and of screen readers.
+    const behind = Array.from(document.querySelectorAll<HTMLElement>(".layout > :not(.sidebar):not(.drawer-backdrop)"))
+    for (const element of behind) element.inert = true
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || event.defaultPrevented) return
+      event.preventDefault()
+      closeMenu()
+    }
+    // A tap on the dimmed page beside the drawer closes it.
+    const onClick = (event: MouseEvent) => {
+      if ((event.target as Element | null)?.classList?.contains("drawer-backdrop")) closeMenu()
+    }
+    document.addEventListener("keydown", onKey)
+    document.addEventListener("click", onClick)
+    return () => {
+      for (const element of behind) element.inert = false
+      document.removeEventListener("keydown", onKey)
+      document.removeEventListener("click", onClick)
+      // Only now is the Menu button focusable again.
+      if (refocusMenu) document.getElementById(MENU_BUTTON_ID)?.focus()
+    }
+  }, [drawer])
   const groups = new Map<string, Array<RouteDef>>()
   for (const route of routes) {
     if (route.nav === undefined || (route.admin && !session.value?.is_admin)) continue
@@ -83,7 +175,18 @@ function Nav() {
     navigate("/")
   }
   return (
-    <nav class="sidebar" aria-label="Main">
+    <nav
+      class={`sidebar${drawer ? " open" : ""}`}
+      aria-label={phone ? "Menu" : "Main"}
+      id="nav-drawer"
+      ref={self}
+      hidden={phone && !drawer}
+    >
+      {phone && (
+        <button type="button" class="icon drawer-close" aria-label="Close menu" onClick={closeMenu}>
+          <Icon name="close" />
+        </button>
+      )}
       <a class="brand" href="/">
         Tonearm
       </a>
@@ -121,8 +224,9 @@ export function Shell() {
       (me) => {
         session.value = { id: me.id, username: me.username, is_admin: me.is_admin }
       },
-      () => {
-        session.value = null
+      (error: unknown) => {
+        // Offline, the last user of this browser opens the app on its downloads.
+        session.value = sessionAfterFailure(error)
       },
     )
   }, [])
@@ -146,10 +250,15 @@ export function Shell() {
         Skip to content
       </a>
       <Nav />
+      {isPhone.value && menuOpen.value && <div class="drawer-backdrop" />}
       <Outlet />
-      <PlayerBar />
+      {isPhone.value ? <MiniPlayer /> : <PlayerBar />}
+      {isPhone.value && <TabBar />}
+      <NowPlaying />
       <LyricsPanel />
       <HelpOverlay />
+      <OfflineBanner />
+      <PlaybackNotice />
     </div>
   )
 }

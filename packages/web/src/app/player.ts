@@ -1,9 +1,18 @@
 import { batch, computed, effect, signal } from "@preact/signals"
 import { trackStreamUrl } from "@tonearm/client-sdk"
-import { isSkip, type Track } from "@tonearm/core"
+import { isSkip, type PlaybackErrorKind, type Track } from "@tonearm/core"
 import { DateTime } from "effect"
 import { api, isApiError } from "./api.js"
 import { clientId } from "./clientId.js"
+import {
+  crossfadeSeconds,
+  fadeLevels,
+  fallbackChoice,
+  firstChoice,
+  parseCrossfade,
+  type StreamChoice,
+  streamOptions,
+} from "./playbackFormat.js"
 import {
   type AppliedGain,
   elementVolume,
@@ -33,11 +42,22 @@ export interface PlayOptions {
   readonly source?: string
 }
 
-export const audio = new Audio()
-audio.preload = "auto"
-audio.setAttribute("aria-hidden", "true")
-audio.id = "tonearm-audio"
-document.body.appendChild(audio)
+const ACTIVE_ID = "tonearm-audio"
+const STANDBY_ID = "tonearm-audio-next"
+const makeElement = (id: string) => {
+  const element = new Audio()
+  element.preload = "auto"
+  element.setAttribute("aria-hidden", "true")
+  element.id = id
+  document.body.appendChild(element)
+  return element
+}
+/**
+ * The element that plays now. Two elements take turns (gapless, crossfade): the standby preloads the next track
+ * and becomes the active one at the track change. A live binding, always the element with id `tonearm-audio`.
+ */
+export let audio = makeElement(ACTIVE_ID)
+let standby = makeElement(STANDBY_ID)
 
 export const queue = signal<ReadonlyArray<Track>>([])
 export const index = signal(-1)
@@ -77,9 +97,24 @@ export const appliedGain = computed((): AppliedGain | undefined => {
  * cannot amplify). No Web Audio graph: playback stays a plain media element, which keeps playing in background
  * tabs and on locked phones where an AudioContext may be suspended.
  */
+/** A track change that fades: the element fading out, and the timer that moves both levels. */
+let fade: { readonly outgoing: HTMLAudioElement; readonly timer: ReturnType<typeof setInterval> } | undefined
+const targetVolume = () => elementVolume(volume.value, appliedGain.value?.scale ?? 1)
 effect(() => {
-  audio.volume = elementVolume(volume.value, appliedGain.value?.scale ?? 1)
+  const level = targetVolume()
+  // During a crossfade the fade's timer sets the levels.
+  if (fade === undefined) audio.volume = level
 })
+
+// ---- crossfade setting -----------------------------------------------------------------------------------------
+
+const CROSSFADE_KEY = "tonearm.crossfade"
+/** Seconds the end of a track fades into the next (0 = off, gapless); never between tracks of one album. */
+export const crossfade = signal(parseCrossfade(localStorage.getItem(CROSSFADE_KEY)))
+export const setCrossfade = (seconds: number) => {
+  crossfade.value = parseCrossfade(String(seconds))
+  localStorage.setItem(CROSSFADE_KEY, String(crossfade.value))
+}
 
 /** The original order, kept while shuffle is on so turning it off restores it. */
 let unshuffled: ReadonlyArray<Track> | undefined
@@ -264,74 +299,359 @@ addEventListener("pagehide", () => {
   void reportEnd(play, "left", true)
 })
 
-// ---- the audio element ---------------------------------------------------------------------------------------
+// ---- the audio elements --------------------------------------------------------------------------------------
 
-audio.addEventListener("playing", () => {
-  playing.value = true
-  const track = current.value
-  if (track !== undefined && open === undefined) {
-    open = {
-      track,
-      source: source.value,
-      startedAt: new Date().toISOString(),
-      listenedMs: 0,
-      lastTime: audio.currentTime,
-    }
-    reportStart(open)
+/** What an element was given: the track, which bytes (original or a transcode) and where that stream starts. */
+interface Loaded {
+  readonly track: Track
+  readonly choice: StreamChoice
+  /** Seconds into the track where the stream starts (a transcode asked with `timeOffset`). */
+  readonly offset: number
+  readonly url: string
+  /** What failed so far for this track, for the playback-error report. */
+  readonly failures: ReadonlyArray<string>
+}
+const loaded = new Map<HTMLAudioElement, Loaded>()
+
+const canPlay = (mime: string) => audio.canPlayType(mime) !== ""
+
+/** The position in the track (a transcode that started at an offset counts from there). */
+const trackTime = (element: HTMLAudioElement = audio) => (loaded.get(element)?.offset ?? 0) + element.currentTime
+
+const setSource = (element: HTMLAudioElement, entry: Omit<Loaded, "url">) => {
+  const url = trackStreamUrl(entry.track.id, "", streamOptions(entry.choice, entry.offset))
+  loaded.set(element, { ...entry, url })
+  element.src = url
+}
+
+/** Whether an element still holds the stream it was given (nothing cleared or broke it since). */
+const holds = (element: HTMLAudioElement, track: Track) => {
+  const entry = loaded.get(element)
+  return (
+    entry !== undefined &&
+    entry.track.id === track.id &&
+    element.error === null &&
+    element.src === new URL(entry.url, location.href).href
+  )
+}
+
+const release = (element: HTMLAudioElement) => {
+  loaded.delete(element)
+  element.pause()
+  if (element.hasAttribute("src")) {
+    element.removeAttribute("src")
+    element.load()
   }
-})
-audio.addEventListener("pause", () => {
-  playing.value = false
-})
-audio.addEventListener("timeupdate", () => {
-  position.value = audio.currentTime
-  if ("mediaSession" in navigator && Number.isFinite(audio.duration) && audio.duration > 0) {
-    try {
-      navigator.mediaSession.setPositionState({
-        duration: audio.duration,
-        position: Math.min(audio.currentTime, audio.duration),
-        playbackRate: audio.playbackRate || 1,
-      })
-    } catch {
-      // A browser without position state.
-    }
-  }
-  if (open !== undefined) {
-    const delta = audio.currentTime - open.lastTime
-    // Only steady playback counts as listening: a seek is a jump of more than a couple of seconds.
-    if (delta > 0 && delta < 2) open.listenedMs += delta * 1000
-    open.lastTime = audio.currentTime
-  }
-})
-audio.addEventListener("seeking", () => {
-  if (open !== undefined) open.lastTime = audio.currentTime
-})
-audio.addEventListener("durationchange", () => {
-  duration.value = Number.isFinite(audio.duration) ? audio.duration : 0
-})
-audio.addEventListener("ended", () => {
-  if (open !== undefined) open.lastTime = audio.currentTime
-  closePlay("ended")
-  if (repeat.value === "one") {
-    audio.currentTime = 0
-    void audio.play()
+}
+
+/** The standby takes over: it gets the active id and the listener's rate and mute; the old one becomes standby. */
+const activate = (element: HTMLAudioElement) => {
+  const previous = audio
+  if (previous === element) return
+  element.defaultPlaybackRate = previous.defaultPlaybackRate
+  element.playbackRate = previous.playbackRate
+  element.muted = previous.muted
+  previous.id = STANDBY_ID
+  element.id = ACTIVE_ID
+  standby = previous
+  audio = element
+}
+
+const stopFade = () => {
+  const ending = fade
+  if (ending === undefined) return
+  fade = undefined
+  clearInterval(ending.timer)
+  if (ending.outgoing !== audio) release(ending.outgoing)
+  audio.volume = targetVolume()
+}
+
+// ---- playback errors ---------------------------------------------------------------------------------------------
+
+/** A short line under the player ("Could not play X: skipped"); `id` tells two equal notices apart. */
+export const playbackNotice = signal<{ readonly id: number; readonly text: string } | undefined>(undefined)
+let noticeCount = 0
+const showNotice = (text: string) => {
+  noticeCount += 1
+  playbackNotice.value = { id: noticeCount, text }
+}
+
+/** Reported once per track and kind in this page's life (a retry of the same failure is not news). */
+const reportedErrors = new Set<string>()
+const reportPlaybackError = (track: Track, kind: PlaybackErrorKind, message: string) => {
+  const key = `${track.id}:${kind}`
+  if (reportedErrors.has(key)) return
+  reportedErrors.add(key)
+  void api((client) =>
+    client.playbackErrors.report({ payload: { track_id: track.id, kind, client_id: clientId(), message } }),
+  ).catch(() => undefined)
+}
+
+const MEDIA_ERRORS: Record<number, string> = {
+  2: "MEDIA_ERR_NETWORK",
+  3: "MEDIA_ERR_DECODE",
+  4: "MEDIA_ERR_SRC_NOT_SUPPORTED",
+}
+
+/** Whether the listener wants sound (an error pauses the element, so `paused` cannot tell). */
+let meantToPlay = false
+
+/** Tracks given up in a row: when every track of the queue failed, the player stops instead of looping. */
+let failuresInARow = 0
+
+/**
+ * The active track failed: its one fallback (a transcode, from where it stalled), else a notice, a `load_failed`
+ * report when nothing could load it, and the next track. Stalls and zero durations are reported when seen.
+ */
+const trackFailed = (kind: PlaybackErrorKind, why: string) => {
+  const entry = loaded.get(audio)
+  if (entry === undefined) return
+  const failures = [...entry.failures, `${entry.choice}: ${why}`]
+  if (kind !== "load_failed") reportPlaybackError(entry.track, kind, why)
+  // A restored queue loads without playing: its fallback and its skip do not start the music either.
+  const resume = meantToPlay
+  const fallback = fallbackChoice(entry.track.file_format, entry.choice, canPlay)
+  if (fallback !== undefined) {
+    const offset = kind === "stalled" ? trackTime() : 0
+    setSource(audio, { track: entry.track, choice: fallback, offset, failures })
+    if (resume) void audio.play().catch(() => undefined)
     return
   }
+  if (kind === "load_failed") reportPlaybackError(entry.track, "load_failed", failures.join("; "))
+  release(audio)
+  showNotice(`Could not play ${entry.track.title}: skipped`)
+  failuresInARow += 1
+  if (failuresInARow >= queue.value.length) {
+    failuresInARow = 0
+    playing.value = false
+    return
+  }
+  const following = upNext()
+  if (!resume && following !== undefined) return load(following, false)
   advance(1, false)
-})
+}
 
-const load = (at: number, autoplay = true) => {
+/** No progress for this long while meant to play (not paused, not at the end) is a stall. */
+const STALL_SECONDS = 10
+let stallWatch: { element: HTMLAudioElement; time: number; src: string; since: number } | undefined
+setInterval(() => {
+  const entry = loaded.get(audio)
+  if (entry === undefined || audio.paused || audio.ended || duration.value - trackTime() < 1) {
+    stallWatch = undefined
+    return
+  }
+  const now = Date.now()
+  const watch = stallWatch
+  if (watch === undefined || watch.element !== audio || watch.src !== audio.src || watch.time !== audio.currentTime) {
+    stallWatch = { element: audio, time: audio.currentTime, src: audio.src, since: now }
+    return
+  }
+  if (now - watch.since < STALL_SECONDS * 1000) return
+  stallWatch = undefined
+  trackFailed("stalled", `no progress for ${STALL_SECONDS} s at ${Math.floor(trackTime())} s`)
+}, 1000)
+
+// ---- gapless and crossfade ---------------------------------------------------------------------------------------
+
+/** The queue entry that plays after the current one by itself, if any. */
+const upNext = (): number | undefined => {
+  if (repeat.value === "one") return undefined
+  const following = index.value + 1
+  if (following < queue.value.length) return following
+  return repeat.value === "all" && queue.value.length > 0 ? 0 : undefined
+}
+
+/** The next track is loaded into the standby this long before the current one ends (and earlier for a fade). */
+const PRELOAD_SECONDS = 30
+
+const preloadNext = () => {
+  if (fade !== undefined) return
+  const at = upNext()
+  const track = at === undefined ? undefined : queue.value[at]
+  if (track === undefined || holds(standby, track) || track.id === current.value?.id) return
+  if (duration.value - trackTime() > Math.max(PRELOAD_SECONDS, crossfade.value + 10)) return
+  setSource(standby, { track, choice: firstChoice(track.file_format, canPlay), offset: 0, failures: [] })
+}
+
+/** Starts the fade into the next track once the current one is within its crossfade of the end. */
+const maybeCrossfade = () => {
+  const from = current.value
+  const at = upNext()
+  if (fade !== undefined || from === undefined || at === undefined) return
+  const to = queue.value[at]
+  const seconds = crossfadeSeconds(crossfade.value, from, to)
+  const remaining = duration.value - trackTime()
+  if (to === undefined || seconds <= 0 || remaining > seconds) return
+  // Not buffered yet: no fade, the track change at the end stays gapless.
+  if (!holds(standby, to) || standby.readyState < HTMLMediaElement.HAVE_FUTURE_DATA) return
+  const outgoing = audio
+  const outLevel = outgoing.volume
+  if (open !== undefined) open.lastTime = trackTime()
+  closePlay("ended")
+  load(at, true, true)
+  audio.volume = 0
+  const started = performance.now()
+  const length = Math.max(remaining, 0.5) * 1000
+  const timer = setInterval(() => {
+    const progress = (performance.now() - started) / length
+    const levels = fadeLevels(progress)
+    outgoing.volume = outLevel * levels.out
+    audio.volume = targetVolume() * levels.in
+    if (progress >= 1) stopFade()
+  }, 50)
+  fade = { outgoing, timer }
+}
+
+const listen = (element: HTMLAudioElement) => {
+  element.addEventListener("playing", () => {
+    if (element !== audio) return
+    failuresInARow = 0
+    playing.value = true
+    const track = current.value
+    if (track !== undefined && open === undefined) {
+      open = {
+        track,
+        source: source.value,
+        startedAt: new Date().toISOString(),
+        listenedMs: 0,
+        lastTime: trackTime(),
+      }
+      reportStart(open)
+    }
+  })
+  element.addEventListener("play", () => {
+    if (element === audio) meantToPlay = true
+  })
+  element.addEventListener("pause", () => {
+    if (element !== audio) return
+    if (element.error === null) meantToPlay = false
+    playing.value = false
+    // Pausing during a fade ends the outgoing track too.
+    stopFade()
+  })
+  element.addEventListener("timeupdate", () => {
+    if (element !== audio) return
+    const time = trackTime()
+    position.value = time
+    if ("mediaSession" in navigator && duration.value > 0) {
+      try {
+        navigator.mediaSession.setPositionState({
+          duration: duration.value,
+          position: Math.min(time, duration.value),
+          playbackRate: audio.playbackRate || 1,
+        })
+      } catch {
+        // A browser without position state.
+      }
+    }
+    if (open !== undefined) {
+      const delta = time - open.lastTime
+      // Only steady playback counts as listening: a seek is a jump of more than a couple of seconds.
+      if (delta > 0 && delta < 2) open.listenedMs += delta * 1000
+      open.lastTime = time
+    }
+    preloadNext()
+    maybeCrossfade()
+  })
+  element.addEventListener("seeking", () => {
+    if (element === audio && open !== undefined) open.lastTime = trackTime()
+  })
+  element.addEventListener("loadedmetadata", () => {
+    if (element !== audio) return
+    const entry = loaded.get(element)
+    if (element.duration === 0) trackFailed("zero_duration", "the stream has a duration of 0 s")
+    // A transcode's length is unknown to the element (no Content-Length): the scan's duration stays.
+    else if (entry?.choice === "original" && Number.isFinite(element.duration) && element.duration > 0)
+      duration.value = element.duration
+  })
+  element.addEventListener("ended", () => {
+    // Not the active one, or given a new stream (a fallback) since the event was queued.
+    if (element !== audio || !element.ended) return
+    if (open !== undefined) open.lastTime = trackTime()
+    closePlay("ended")
+    if (repeat.value === "one") {
+      if (loaded.get(audio)?.choice === "original") {
+        audio.currentTime = 0
+        void audio.play().catch(() => undefined)
+      } else load(index.value)
+      return
+    }
+    advance(1, false)
+  })
+  element.addEventListener("error", () => {
+    const error = element.error
+    if (error === null || error.code === MediaError.MEDIA_ERR_ABORTED) return
+    // A preload that fails is dropped: the track meets the same failure, and its fallback, when its turn comes.
+    if (element !== audio) return release(element)
+    const why = `${MEDIA_ERRORS[error.code] ?? `error ${error.code}`}${error.message === "" ? "" : ` (${error.message})`}`
+    trackFailed("load_failed", why)
+  })
+}
+listen(audio)
+listen(standby)
+
+// ---- cast (cast.ts): while a speaker plays, the transport drives it instead of the audio elements ----------------
+
+/** A network speaker playing the queue (cast.ts registers one while casting). */
+export interface RemoteOutput {
+  readonly load: (at: number) => void
+  readonly toggle: () => void
+  readonly seek: (seconds: number) => void
+  readonly setVolume: (value: number) => void
+}
+let remote: RemoteOutput | undefined
+export const setRemoteOutput = (output: RemoteOutput | undefined) => {
+  remote = output
+}
+
+/**
+ * Plays queue entry `at`: from the standby when it preloaded that track (gapless), else from a new stream.
+ * `fading`: the previous element keeps playing (a crossfade releases it when the fade ends).
+ */
+const load = (at: number, autoplay = true, fading = false) => {
   const track = queue.value[at]
   if (track === undefined) return
+  if (remote !== undefined) return remote.load(at) // cast
   closePlay("left")
+  stopFade()
+  if (holds(standby, track)) {
+    const previous = audio
+    activate(standby)
+    if (!fading) release(previous)
+  } else {
+    release(standby)
+    setSource(audio, { track, choice: firstChoice(track.file_format, canPlay), offset: 0, failures: [] })
+  }
+  stallWatch = undefined
   batch(() => {
     index.value = at
     position.value = 0
     duration.value = track.duration_ms / 1000
   })
-  audio.src = trackStreamUrl(track.id)
+  audio.volume = targetVolume()
   updateMediaSession(track)
+  meantToPlay = autoplay
   if (autoplay) void audio.play().catch(() => undefined)
+}
+
+/**
+ * Moves the active track to `target` seconds. A transcode has no Range: outside what is buffered it is asked
+ * again from there (`timeOffset`), which the position then counts from.
+ */
+const seekActive = (target: number) => {
+  const entry = loaded.get(audio)
+  const local = target - (entry?.offset ?? 0)
+  const buffered = Array.from({ length: audio.buffered.length }, (_, at) => at).some(
+    (at) => audio.buffered.start(at) <= local && local <= audio.buffered.end(at),
+  )
+  if (entry === undefined || entry.choice === "original" || buffered) {
+    audio.currentTime = Math.max(0, local)
+    return
+  }
+  const wasPlaying = !audio.paused
+  setSource(audio, { ...entry, offset: target })
+  if (open !== undefined) open.lastTime = target
+  if (wasPlaying) void audio.play().catch(() => undefined)
 }
 
 const advance = (step: 1 | -1, byUser: boolean) => {
@@ -367,30 +687,60 @@ export const enqueue = (tracks: ReadonlyArray<Track>, where: "next" | "end" = "e
   if (index.value < 0) load(0)
 }
 
+/**
+ * Puts a saved queue back without playing it (a reload, another device's queue): the player shows entry `at` at
+ * `positionSeconds`, and Play resumes there.
+ */
+export const restoreQueue = (
+  tracks: ReadonlyArray<Track>,
+  at: number,
+  positionSeconds: number,
+  restoredSource: string | undefined,
+) => {
+  if (tracks.length === 0) return
+  closePlay("left")
+  batch(() => {
+    unshuffled = undefined
+    shuffle.value = false
+    queue.value = tracks
+    source.value = restoredSource
+  })
+  load(Math.min(Math.max(at, 0), tracks.length - 1), false)
+  if (positionSeconds > 0) seek(positionSeconds)
+}
+
 export const playIndex = (at: number) => load(at)
 export const next = () => advance(1, true)
 export const previous = () => {
-  if (audio.currentTime > 3 || index.value <= 0) {
-    audio.currentTime = 0
+  if ((remote !== undefined ? position.value : trackTime()) > 3 || index.value <= 0) {
+    seek(0)
     return
   }
   advance(-1, true)
 }
 export const togglePlay = () => {
   if (current.value === undefined) return
+  if (remote !== undefined) return remote.toggle() // cast
   if (audio.paused) void audio.play().catch(() => undefined)
   else audio.pause()
 }
 export const seek = (seconds: number) => {
   if (current.value === undefined) return
-  audio.currentTime = Math.max(0, Math.min(seconds, duration.value || audio.duration || 0))
-  position.value = audio.currentTime
+  const target = Math.max(0, Math.min(seconds, duration.value || audio.duration || 0))
+  if (remote !== undefined) {
+    // cast
+    position.value = target
+    return remote.seek(target)
+  }
+  seekActive(target)
+  position.value = target
 }
-export const seekBy = (delta: number) => seek(audio.currentTime + delta)
+export const seekBy = (delta: number) => seek(trackTime() + delta)
 export const setVolume = (value: number) => {
   const clamped = Math.max(0, Math.min(1, value))
   volume.value = clamped
   localStorage.setItem("tonearm.volume", String(clamped))
+  remote?.setVolume(clamped) // cast
 }
 export const toggleMute = () => {
   audio.muted = !audio.muted
@@ -472,8 +822,9 @@ if ("mediaSession" in navigator) {
 /** Stops playback and forgets the queue (sign-out). */
 export const resetPlayer = () => {
   closePlay("left")
-  audio.pause()
-  audio.removeAttribute("src")
+  stopFade()
+  release(audio)
+  release(standby)
   batch(() => {
     queue.value = []
     index.value = -1

@@ -34,6 +34,7 @@ export const routes: ReadonlyArray<RouteDef> = [
   { path: "/likes", title: "Likes", nav: "You", load: () => import("../pages/likes/LikesPage.js") },
   { path: "/playlists", title: "Playlists", nav: "You", load: () => import("../pages/playlists/PlaylistsPage.js") },
   { path: "/playlists/:id", title: "Playlist", load: () => import("../pages/playlists/PlaylistPage.js") },
+  { path: "/downloads", title: "Downloads", nav: "You", load: () => import("../pages/offline/DownloadsPage.js") },
   { path: "/sessions", title: "Sessions", nav: "You", load: () => import("../pages/account/SessionsPage.js") },
   {
     path: "/settings/subsonic",

@@ -30,11 +30,22 @@ export const useLoad = <A,>(load: (signal: AbortSignal) => Promise<A>, deps: Rea
     )
     return () => controller.abort()
   }, [...deps, tick.value])
-  return { data: data.value, error: error.value, reload: () => tick.value++ }
+  // peek, not value: a reload called from inside an effect must not subscribe that effect to `tick`, or the
+  // effect re-runs on every reload it causes (the Likes render loop of issue 25).
+  return { data: data.value, error: error.value, reload: () => (tick.value = tick.peek() + 1) }
 }
 
+/** Loading, or the error with a Retry (so "Loading…" never stays on a failed request). */
 export function Status(props: { readonly loaded: Loaded<unknown> }) {
-  if (props.loaded.error !== undefined) return <p role="alert">Could not load: {props.loaded.error}</p>
+  if (props.loaded.error !== undefined)
+    return (
+      <div class="load-error" role="alert">
+        <p>Could not load: {props.loaded.error}</p>
+        <button type="button" onClick={props.loaded.reload}>
+          Retry
+        </button>
+      </div>
+    )
   if (props.loaded.data === undefined) return <p class="muted">Loading…</p>
   return null
 }

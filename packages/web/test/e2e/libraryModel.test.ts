@@ -320,9 +320,34 @@ const openPage = async (viewport: Viewport) => {
 
 const go = (page: Page, route: string, heading: string) => openAt(page, `${server.url}${route}`, heading)
 
+/** A link of the app's navigation: the sidebar's, or on a phone the menu's (opened from the bottom bar). */
+const navLink = async (page: Page, name: string) => {
+  const menu = page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Menu" })
+  if (!(await menu.isVisible()))
+    return page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true })
+  if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click()
+  return page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name, exact: true })
+}
+
+/** On a phone, opens Now Playing from the mini player (where the bar's other controls are); elsewhere nothing. */
+const openFullPlayer = async (page: Page) => {
+  const open = page.getByRole("button", { name: /^Open Now Playing/ })
+  if (!(await open.isVisible())) return
+  await open.click()
+  await page.getByRole("dialog", { name: "Now Playing" }).waitFor()
+}
+
+/** Closes Now Playing when it is open. */
+const closeFullPlayer = async (page: Page) => {
+  const sheet = page.getByRole("dialog", { name: "Now Playing" })
+  if (!(await sheet.isVisible())) return
+  await sheet.getByRole("button", { name: "Close Now Playing" }).click()
+  await sheet.waitFor({ state: "detached" })
+}
+
 /** Through the app's own navigation (a page load would start a new player). */
 const navTo = async (page: Page, name: string) => {
-  await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true }).click()
+  await (await navLink(page, name)).click()
   await page.getByRole("heading", { name, level: 1 }).waitFor()
 }
 
@@ -505,11 +530,13 @@ describe("the library model in the web player", () => {
       await shot(page, `model-credits-album-${viewport.name}`)
       // The player bar and the queue.
       await row.getByRole("button", { name: "Play Together" }).click()
+      await openFullPlayer(page)
       const playing = page.getByTestId("now-playing-artists")
       await playing.getByRole("link", { name: "Bob Brand" }).waitFor()
       await pause(page)
       await expect(links(playing)).resolves.toEqual(expected)
       await shot(page, `model-credits-player-${viewport.name}`)
+      await closeFullPlayer(page)
       await navTo(page, "Queue")
       const queued = page.getByRole("list", { name: "Queue" }).getByRole("listitem").first()
       await expect(links(queued)).resolves.toEqual(expected)
@@ -579,9 +606,12 @@ describe("the library model in the web player", () => {
       await expect(queue.getByRole("button", { name: /^Play / }).allInnerTexts()).resolves.toEqual(
         album.tracks.map((track) => track.title),
       )
-      await expect(queue.locator("li[aria-current=true]").getByRole("button").first().textContent()).resolves.toBe(
-        "Sunset",
-      )
+      await expect(
+        queue
+          .locator("li[aria-current=true]")
+          .getByRole("button", { name: /^Play / })
+          .textContent(),
+      ).resolves.toBe("Sunset")
       expect(errors).toEqual([])
       await context.close()
     })
@@ -730,6 +760,8 @@ describe("the library model in the web player", () => {
     })
 
     it(`lyrics: a track without lyrics shows the empty state (${size})`, async () => {
+      // The queue is kept on the server across pages: none saved, so the new page starts with nothing playing.
+      await adminCall(server, "PUT", "/api/me/play-queue", { track_ids: [] })
       const { context, page, errors } = await openPage(viewport)
       const album = await albumDetail("Sung Words")
       const silent = album.tracks.find((track) => track.title === "Silent Song")!
@@ -802,9 +834,11 @@ describe("the library model in the web player", () => {
       // Auto: album gain for the album played in order, track gain once shuffle reorders it.
       await page.getByRole("radio", { name: /^Auto/ }).check()
       await expectVolume(0.5 * peakLimited, "auto: album gain")
+      await openFullPlayer(page)
       await page.getByRole("button", { name: "Shuffle" }).click()
       await expectVolume(0.5 * 10 ** (4 / 20), "auto: track gain when shuffled")
       await page.getByRole("button", { name: "Shuffle" }).click()
+      await closeFullPlayer(page)
       // Off: the listener's volume alone.
       await page.getByRole("radio", { name: /^Off/ }).check()
       await expectVolume(0.5, "off")

@@ -136,8 +136,9 @@ describe("listening in the web player", () => {
     await tab2.goto(`${server.url}/albums/${album.id}`)
     await tab2.getByRole("heading", { name: album.title, level: 1 }).waitFor()
     await tab1.goto(`${server.url}/albums/${album.id}`)
-    const like1 = tab1.getByTestId(`like-track-${track.id}`)
-    const like2 = tab2.getByTestId(`like-track-${track.id}`)
+    // The album's row (the player, which resumes the saved queue, may show the same track's like button too).
+    const like1 = tab1.getByRole("main").getByTestId(`like-track-${track.id}`)
+    const like2 = tab2.getByRole("main").getByTestId(`like-track-${track.id}`)
     await expect(like2.getAttribute("aria-pressed")).resolves.toBe("false")
     // Give tab 2's event stream a moment to be connected before the like happens.
     await tab2.locator("html[data-event-stream=open]").waitFor({ state: "attached" })

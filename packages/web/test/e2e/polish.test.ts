@@ -146,6 +146,15 @@ const expectNoSidewaysScroll = async (page: Page) => {
   if (overflow.length > 0) throw new Error(`scrolls sideways: ${overflow.join(", ")}`)
 }
 
+/** A link of the app's navigation: the sidebar's, or on a phone the menu's (opened from the bottom bar). */
+const navLink = async (page: Page, name: string) => {
+  const menu = page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Menu" })
+  if (!(await menu.isVisible()))
+    return page.getByRole("navigation", { name: "Main" }).getByRole("link", { name, exact: true })
+  if ((await menu.getAttribute("aria-expanded")) !== "true") await menu.click()
+  return page.getByRole("navigation", { name: "Menu" }).getByRole("link", { name, exact: true })
+}
+
 /** A visible placeholder icon of `kind` inside `scope`. */
 const placeholder = (scope: ReturnType<Page["locator"]>, kind: string) =>
   scope.locator(`.cover.placeholder[data-placeholder="${kind}"] svg`).first()
@@ -153,8 +162,10 @@ const placeholder = (scope: ReturnType<Page["locator"]>, kind: string) =>
 describe("library polish: art placeholders, plurals, the artist page", () => {
   it("every page of the navigation fits a phone screen (390×844): no sideways scrolling, no axe violation, the navigation reachable", async () => {
     const { context, page, errors } = await openPage(VIEWPORTS[0])
-    const nav = page.getByRole("navigation", { name: "Main" })
-    const links = await nav
+    // On a phone the whole navigation is the menu the bottom bar opens.
+    await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Menu" }).click()
+    const links = await page
+      .getByRole("navigation", { name: "Menu" })
       .getByRole("link")
       .evaluateAll((anchors) =>
         anchors.map((anchor) => ({ name: anchor.textContent ?? "", href: anchor.getAttribute("href") ?? "" })),
@@ -163,7 +174,7 @@ describe("library polish: art placeholders, plurals, the artist page", () => {
     const problems: Array<string> = []
     for (const link of links.filter((candidate) => candidate.href !== "/" || candidate.name !== "Tonearm")) {
       // Through the strip itself: each link can be reached (scrolled to) and followed.
-      await nav.getByRole("link", { name: link.name, exact: true }).click()
+      await (await navLink(page, link.name)).click()
       await eventually(async () => (new URL(page.url()).pathname === link.href ? true : undefined), 5_000, link.href)
       await page.locator("main h1").first().waitFor()
       // (Some pages keep a "Loading…" of their own a while, e.g. a mix being made: their frame is what counts.)
@@ -300,7 +311,7 @@ describe("library polish: art placeholders, plurals, the artist page", () => {
       // The queue of that one track.
       await page.locator("main").getByRole("button", { name: "Play", exact: true }).click()
       // (Through the app's own link: a page load would start a new player.)
-      await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Queue" }).click()
+      await (await navLink(page, "Queue")).click()
       await page.getByRole("heading", { name: "Queue", level: 1 }).waitFor()
       await page
         .locator("main")

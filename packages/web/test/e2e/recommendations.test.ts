@@ -124,7 +124,12 @@ describe("recommendation surfaces", () => {
     await lockedCard.getByRole("link").click()
     await wren.page.locator("main .mix-locked").waitFor()
     expect(await wren.page.locator("main .track-row").count()).toBe(0)
-    expect(await wren.page.locator("main").getByRole("button", { name: /^Play / }).count()).toBe(0)
+    expect(
+      await wren.page
+        .locator("main")
+        .getByRole("button", { name: /^Play / })
+        .count(),
+    ).toBe(0)
     await screenshot(wren.page, "mix-locked")
     expect(wren.errors).toEqual([])
     await wren.context.close()
@@ -234,9 +239,10 @@ describe("recommendation surfaces", () => {
     await context.close()
   })
 
-  it("Your stats shows per-source outcomes as charts", async () => {
+  it("Your stats keeps per-source outcomes as charts behind Recommendation details", async () => {
     const { context, page, errors } = await openPage()
     await go(page, "/stats", "Your stats")
+    await page.getByText("Recommendation details: skip rates by source").click()
     await page.getByRole("img", { name: "Skip rate by source" }).waitFor()
     await page.getByRole("rowheader", { name: /Discovery/ }).waitFor()
     await expectNoSeriousA11yViolations(page, "stats")

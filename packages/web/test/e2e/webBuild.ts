@@ -26,6 +26,7 @@ const newestMtime = (target: string): number => {
 const INPUTS = [
   path.join(WEB, "src"),
   path.join(WEB, "index.html"),
+  path.join(WEB, "public"),
   path.join(WEB, "vite.config.ts"),
   path.join(WEB, "package.json"),
   path.join(ROOT, "packages/client-sdk/src"),
@@ -67,10 +68,15 @@ export const ensureWebBuilt = () => {
 /** Debian's Chromium, never a downloaded browser (stack notes, "Browsers"). */
 export const CHROMIUM = process.env.TONEARM_CHROMIUM ?? "/usr/bin/chromium"
 
-export const launchBrowser = (): Promise<Browser> => {
+/**
+ * Debian's Chromium. Its contexts block the service worker unless a test asks for it (`serviceWorkers: "allow"`):
+ * precaching the whole build in every context costs each test time, and a worker hides stream requests from
+ * `page.route`. The offline tests allow it.
+ */
+export const launchBrowser = async (): Promise<Browser> => {
   if (!fs.existsSync(CHROMIUM))
     throw new Error(`${CHROMIUM} is missing: the web tests drive Debian's Chromium (apt-get install -y chromium)`)
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       "--headless",
@@ -83,4 +89,7 @@ export const launchBrowser = (): Promise<Browser> => {
       "--autoplay-policy=no-user-gesture-required",
     ],
   })
+  const newContext = browser.newContext.bind(browser)
+  browser.newContext = (options) => newContext({ serviceWorkers: "block", ...options })
+  return browser
 }

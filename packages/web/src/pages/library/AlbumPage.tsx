@@ -4,10 +4,12 @@ import { playQueue } from "../../app/player.js"
 import type { PageProps } from "../../app/routes.js"
 import { AlbumArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
+import { DownloadButton } from "../../components/DownloadButton.js"
 import { formatMs, plural, yearHref } from "../../components/format.js"
 import { GenreChips } from "../../components/GenreChips.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
+import { QueueMenu } from "../../components/QueueMenu.js"
 import { TrackList } from "../../components/TrackList.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { RadioButton } from "../recommendations/components/RadioButton.js"
@@ -86,7 +88,15 @@ export default function AlbumPage({ params }: PageProps) {
               Play
             </button>
             <LikeButton kind="album" id={data.id} label={data.title} />
+            <QueueMenu label={data.title} tracks={() => data.tracks} />
             <RadioButton seed={{ kind: "album", id: data.id }} label={data.title} />
+            <DownloadButton
+              id={source}
+              title={data.title}
+              href={`/albums/${data.id}`}
+              tracks={data.tracks}
+              extra={[`/api/albums/${data.id}`, ...(data.cover_url === null ? [] : [data.cover_url])]}
+            />
           </div>
         </div>
       </header>

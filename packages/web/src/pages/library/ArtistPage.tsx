@@ -9,6 +9,7 @@ import { plural } from "../../components/format.js"
 import { GenreChips } from "../../components/GenreChips.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
+import { QueueMenu } from "../../components/QueueMenu.js"
 import { TrackList } from "../../components/TrackList.js"
 import { type Loaded, Status, useLoad } from "../../components/useLoad.js"
 import { RadioButton } from "../recommendations/components/RadioButton.js"
@@ -144,18 +145,16 @@ export default function ArtistPage({ params }: PageProps) {
   )
   const data = artist.data
   if (data === undefined) return <Status loaded={artist} />
-  const playAll = async () => {
-    // The artist's albums in order (all of them, paged in when the detail embeds only the first), as one queue
-    // reported as `artist:<id>`.
+  // The artist's albums in order (all of them, paged in when the detail embeds only the first), as one queue
+  // reported as `artist:<id>`; "Play next" / "Add to queue" take the same tracks.
+  const allTracks = async () => {
     const refs = data.albums_total > data.albums.length ? await allAlbums(data.id, "album_artist") : data.albums
     const albums = await Promise.all(
       refs.map((album) => api((client) => client.library.album({ path: { id: asId(album.id) } }))),
     )
-    playQueue(
-      albums.flatMap((album) => album.tracks),
-      { source: `artist:${data.id}` },
-    )
+    return albums.flatMap((album) => album.tracks)
   }
+  const playAll = async () => playQueue(await allTracks(), { source: `artist:${data.id}` })
   return (
     <article>
       <header class="header">
@@ -172,6 +171,7 @@ export default function ArtistPage({ params }: PageProps) {
               Play
             </button>
             <LikeButton kind="artist" id={data.id} label={data.name} />
+            {data.albums.length > 0 && <QueueMenu label={data.name} tracks={allTracks} />}
             <RadioButton seed={{ kind: "artist", id: data.id }} label={data.name} />
           </div>
         </div>

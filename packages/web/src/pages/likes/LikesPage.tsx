@@ -1,4 +1,5 @@
 import { useSignalEffect } from "@preact/signals"
+import { useRef } from "preact/hooks"
 import { api } from "../../app/api.js"
 import { liked } from "../../app/likes.js"
 import { CardRow } from "../../components/Cards.js"
@@ -8,11 +9,14 @@ import { Status, useLoad } from "../../components/useLoad.js"
 /** Everything the user likes; refetched when a like changes anywhere (this tab or another, via the event stream). */
 export default function LikesPage() {
   const likes = useLoad((signal) => api((client) => client.likes.list(), signal), [])
+  const first = useRef(true)
+  // Subscribes to the like sets only: `reload` peeks its counter, so this runs once per like change, not per frame.
   useSignalEffect(() => {
     void liked.track.value
     void liked.album.value
     void liked.artist.value
-    likes.reload()
+    if (first.current) first.current = false
+    else likes.reload()
   })
   const data = likes.data
   return (
@@ -24,13 +28,13 @@ export default function LikesPage() {
           <section aria-labelledby="liked-tracks">
             <h2 id="liked-tracks">Tracks</h2>
             {data.tracks.length === 0 ? (
-              <p class="muted">No liked tracks yet: press ♡ next to a track.</p>
+              <p class="muted">No liked tracks yet: press ♡ next to a track and it shows here.</p>
             ) : (
               <TrackList tracks={data.tracks} label="Liked tracks" showAlbum />
             )}
           </section>
-          <CardRow title="Albums" albums={data.albums} empty="No liked albums yet." />
-          <CardRow title="Artists" artists={data.artists} empty="No liked artists yet." />
+          <CardRow title="Albums" albums={data.albums} empty="No liked albums yet: press ♡ on an album page." />
+          <CardRow title="Artists" artists={data.artists} empty="No liked artists yet: press ♡ on an artist page." />
         </>
       )}
     </section>

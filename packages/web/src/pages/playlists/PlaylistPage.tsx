@@ -9,10 +9,12 @@ import { navigate } from "../../app/router.js"
 import type { PageProps } from "../../app/routes.js"
 import { TrackArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
+import { DownloadButton } from "../../components/DownloadButton.js"
 import { formatMs, plural } from "../../components/format.js"
 import { Icon } from "../../components/Icon.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
+import { QueueMenu } from "../../components/QueueMenu.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 
 /** Moves the entry at `from` to `to` (both positions in the list). */
@@ -181,6 +183,14 @@ export default function PlaylistPage({ params }: PageProps) {
             >
               Play
             </button>
+            {tracks.length > 0 && <QueueMenu label={data.name} tracks={() => tracks} />}
+            <DownloadButton
+              id={source}
+              title={data.name}
+              href={`/playlists/${id}`}
+              tracks={tracks}
+              extra={[`/api/playlists/${id}`, `/api/playlists/${id}/cover`]}
+            />
             {editable && !renaming.value && (
               <button type="button" onClick={() => (renaming.value = true)}>
                 Rename

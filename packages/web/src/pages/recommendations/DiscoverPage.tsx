@@ -8,6 +8,7 @@ import { playlists } from "../../app/playlists.js"
 import { Cover } from "../../components/Cover.js"
 import { TrackList } from "../../components/TrackList.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { MakeMixes, mixesNeverMade } from "./components/MakeMixes.js"
 import { LockIcon } from "./components/SystemMix.js"
 
 const BUCKET_LABEL: Record<string, string> = {
@@ -114,9 +115,14 @@ export default function DiscoverPage() {
             <TrackList tracks={tracks} source="discover" label="Discover deck" showAlbum />
           </>
         )}
-        {deck.data !== undefined && deck.data.tracks.length === 0 && !row?.locked && (
-          <p class="muted">The deck is empty: it fills after the nightly rebuild once you have listened a while.</p>
-        )}
+        {deck.data !== undefined &&
+          deck.data.tracks.length === 0 &&
+          !row?.locked &&
+          (mixesNeverMade() ? (
+            <MakeMixes holds="Discover will hold tracks you have not heard much: taste-matched, dormant, what others play, and wildcards." />
+          ) : (
+            <p class="muted">The deck is empty: it fills after the nightly rebuild once you have listened a while.</p>
+          ))}
       </section>
 
       <section aria-labelledby="discover-artists" class="row">

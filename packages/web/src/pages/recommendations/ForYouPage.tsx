@@ -1,4 +1,6 @@
+import { useEffect } from "preact/hooks"
 import { api } from "../../app/api.js"
+import { onServerEvent } from "../../app/events.js"
 import { CardRow } from "../../components/Cards.js"
 import { useLoad } from "../../components/useLoad.js"
 import { SystemMix } from "./components/SystemMix.js"
@@ -6,6 +8,7 @@ import { SystemMix } from "./components/SystemMix.js"
 /** For You (source `for_you`): the mix, its refresh and rotation shuffle, and the "You might like" rows of Home. */
 export default function ForYouPage() {
   const home = useLoad((signal) => api((client) => client.home.sections(), signal), [])
+  useEffect(() => onServerEvent("playlist.system_rebuilt", home.reload), [])
   return (
     <div>
       <SystemMix kind="for_you" title="For You" />

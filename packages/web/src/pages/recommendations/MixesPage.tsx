@@ -2,6 +2,7 @@ import { useEffect } from "preact/hooks"
 import { loadPlaylists, playlists } from "../../app/playlists.js"
 import { Cover } from "../../components/Cover.js"
 import { formatMs, plural } from "../../components/format.js"
+import { MakeMixes, mixesNeverMade, PlaylistsStatus } from "./components/MakeMixes.js"
 import { mixHref, systemMixes } from "./components/mixes.js"
 import { LockedMix } from "./components/SystemMix.js"
 
@@ -20,8 +21,11 @@ export default function MixesPage() {
     <section>
       <h1>Mixes</h1>
       <p class="muted">Made for you every night from what you play. Refresh For You and Discover any time.</p>
+      {mixesNeverMade() && (
+        <MakeMixes holds="Mixes will hold your daily mixes, For You, Discover, New for you, First listens, Rediscover and On repeat." />
+      )}
       {mixes.length === 0 ? (
-        <p class="muted">No mixes yet: they are made after the nightly rebuild once you have listened a while.</p>
+        <PlaylistsStatus />
       ) : (
         <ul class="mix-grid" aria-label="Your mixes">
           {mixes.map((mix) => (

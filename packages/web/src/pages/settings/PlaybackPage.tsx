@@ -1,4 +1,5 @@
-import { appliedGain, current, replayGainMode, setReplayGainMode } from "../../app/player.js"
+import { CROSSFADE_MAX_SECONDS } from "../../app/playbackFormat.js"
+import { appliedGain, crossfade, current, replayGainMode, setCrossfade, setReplayGainMode } from "../../app/player.js"
 import { type AppliedGain, linearToDb, type ReplayGainMode } from "../../app/replayGain.js"
 
 const CHOICES: ReadonlyArray<{ readonly mode: ReplayGainMode; readonly label: string; readonly help: string }> = [
@@ -33,7 +34,38 @@ const describe = (gain: AppliedGain) => {
   return `Playing at ${used}, limited to ${limit}.`
 }
 
-/** The web player's playback settings, kept in this browser: ReplayGain. */
+/** The crossfade slider: 0 (off, gapless) to 12 s; albums always play gapless. */
+function CrossfadeSetting() {
+  const seconds = crossfade.value
+  return (
+    <fieldset class="choices">
+      <legend>Crossfade</legend>
+      <p class="muted" id="crossfade-help">
+        Fades the end of a track into the next one. Never between two tracks of the same album: an album plays gapless,
+        as mastered. The next track is always loaded ahead, so tracks follow without a gap. Kept in this browser.
+      </p>
+      <div class="crossfade-setting">
+        <label for="crossfade">Crossfade length</label>
+        <input
+          id="crossfade"
+          type="range"
+          min={0}
+          max={CROSSFADE_MAX_SECONDS}
+          step={1}
+          value={seconds}
+          aria-describedby="crossfade-help"
+          aria-valuetext={seconds === 0 ? "Off" : `${seconds} seconds`}
+          onInput={(event) => setCrossfade(Number((event.target as HTMLInputElement).value))}
+        />
+        <output for="crossfade" data-testid="crossfade-value">
+          {seconds === 0 ? "Off" : `${seconds} s`}
+        </output>
+      </div>
+    </fieldset>
+  )
+}
+
+/** The web player's playback settings, kept in this browser: ReplayGain and crossfade. */
 export default function PlaybackPage() {
   const mode = replayGainMode.value
   const track = current.value
@@ -66,6 +98,7 @@ export default function PlaybackPage() {
           </label>
         ))}
       </fieldset>
+      <CrossfadeSetting />
       <p aria-live="polite" data-testid="replay-gain-now">
         {track === undefined || gain === undefined ? (
           <span class="muted">Nothing is playing.</span>

@@ -5,10 +5,18 @@ import { useEffect } from "preact/hooks"
 import { api, errorMessage } from "../../../app/api.js"
 import { onServerEvent } from "../../../app/events.js"
 import { playQueue } from "../../../app/player.js"
-import { playlists } from "../../../app/playlists.js"
+import { playlists, playlistsLoaded } from "../../../app/playlists.js"
 import { formatMs, plural } from "../../../components/format.js"
+import { QueueMenu } from "../../../components/QueueMenu.js"
 import { TrackList } from "../../../components/TrackList.js"
 import { Status, useLoad } from "../../../components/useLoad.js"
+import { MakeMixes, mixesNeverMade, PlaylistsStatus } from "./MakeMixes.js"
+
+/** What an empty mix page will hold, in the listener's words. */
+const HOLDS: Record<string, string> = {
+  for_you: "For You will hold tracks picked for your taste: favourites you play most, and some you have not heard.",
+  discover: "Discover will hold tracks you have not heard much, picked four ways.",
+}
 
 /** A padlock, drawn (no emoji font is needed). */
 export function LockIcon() {
@@ -103,7 +111,7 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
           </p>
         )}
         <div class="actions">
-          {!row?.locked && (
+          {row !== undefined && !row.locked && (
             <button
               type="button"
               class="primary"
@@ -113,6 +121,7 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
               Play {title}
             </button>
           )}
+          {!row?.locked && tracks.length > 0 && <QueueMenu label={title} tracks={() => tracks} />}
           {row?.refreshable && (
             <>
               <button type="button" onClick={shuffle} disabled={busy.value !== ""}>
@@ -129,17 +138,21 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
         </div>
       </header>
       {row === undefined ? (
-        <p class="muted">
-          {playlists.value.length === 0
-            ? "Loading…"
-            : "Not made yet: it appears after the nightly rebuild once you have listened a while."}
-        </p>
+        playlistsLoaded.value ? (
+          <MakeMixes holds={HOLDS[kind] ?? `${title}: tracks picked for you from what you play.`} />
+        ) : (
+          <PlaylistsStatus />
+        )
       ) : data === undefined || data === null ? (
         <Status loaded={detail} />
       ) : data.locked ? (
         <LockedMix row={row} />
       ) : tracks.length === 0 ? (
-        <p class="muted">No tracks in this mix yet.</p>
+        mixesNeverMade() ? (
+          <MakeMixes holds={HOLDS[kind] ?? `${title}: tracks picked for you from what you play.`} />
+        ) : (
+          <p class="muted">No tracks in this mix yet.</p>
+        )
       ) : (
         <TrackList tracks={tracks} source={kind} label={`Tracks of ${title}`} showAlbum />
       )}

@@ -144,3 +144,110 @@ export function BarChart(props: {
     </figure>
   )
 }
+
+const WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
+const hourLabel = (hour: number) => `${String(hour).padStart(2, "0")}:00`
+
+/** The busiest cell of a clock (the first one on a tie), or undefined when it is all zeros. */
+export const clockPeak = (clock: ReadonlyArray<ReadonlyArray<number>>) => {
+  let peak: { readonly day: number; readonly hour: number; readonly plays: number } | undefined
+  for (const [day, hours] of clock.entries())
+    for (const [hour, plays] of hours.entries())
+      if (plays > 0 && (peak === undefined || plays > peak.plays)) peak = { day, hour, plays }
+  return peak
+}
+
+/**
+ * The listening clock: a heatmap of 7 weekdays (Monday first) × 24 hours, each cell shaded by its share of the
+ * busiest cell, with its count in a tooltip (`<title>`). The image is described by its peak; the numbers are in
+ * a table behind a disclosure for screen readers and copying.
+ */
+export function Heatmap(props: { readonly title: string; readonly clock: ReadonlyArray<ReadonlyArray<number>> }) {
+  const cell = 22
+  const left = 40
+  const top = 18
+  const width = left + 24 * cell + 4
+  const height = top + 7 * cell + 4
+  const max = Math.max(1, ...props.clock.flat())
+  const peak = clockPeak(props.clock)
+  const description =
+    peak === undefined
+      ? `${props.title}: no plays in this period`
+      : `${props.title}: most plays on ${WEEKDAYS[peak.day]} at ${hourLabel(peak.hour)} (${peak.plays})`
+  return (
+    <figure class="chart heatmap">
+      <svg viewBox={`0 0 ${width} ${height}`} role="img" aria-label={description} width="100%">
+        <title>{description}</title>
+        {[0, 3, 6, 9, 12, 15, 18, 21].map((hour) => (
+          <text key={hour} x={left + hour * cell + cell / 2} y={12} text-anchor="middle" class="axis">
+            {hour}
+          </text>
+        ))}
+        {props.clock.map((hours, day) => (
+          <g key={WEEKDAYS[day]}>
+            <text x={left - 6} y={top + day * cell + cell / 2 + 4} text-anchor="end" class="axis">
+              {WEEKDAYS[day]!.slice(0, 3)}
+            </text>
+            {hours.map((plays, hour) => (
+              <rect
+                key={hour}
+                x={left + hour * cell + 1}
+                y={top + day * cell + 1}
+                width={cell - 2}
+                height={cell - 2}
+                rx="3"
+                class={plays === 0 ? "heat-empty" : "heat"}
+                fill-opacity={plays === 0 ? undefined : (0.2 + (0.8 * plays) / max).toFixed(2)}
+              >
+                <title>
+                  {WEEKDAYS[day]} {hourLabel(hour)}: {plays} {plays === 1 ? "play" : "plays"}
+                </title>
+              </rect>
+            ))}
+          </g>
+        ))}
+      </svg>
+      <figcaption>
+        <details>
+          <summary>As a table</summary>
+          <div class="table-scroll">
+            <table class="data-table clock-table">
+              <caption>Plays per weekday and hour</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Day</th>
+                  {Array.from({ length: 24 }, (_, hour) => (
+                    <th key={hour} scope="col">
+                      {hour}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {props.clock.map((hours, day) => (
+                  <tr key={WEEKDAYS[day]}>
+                    <th scope="row">{WEEKDAYS[day]}</th>
+                    {hours.map((plays, hour) => (
+                      <td key={hour}>{plays}</td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </details>
+      </figcaption>
+    </figure>
+  )
+}
+
+/** A bar of a count against the list's largest, drawn beside a list row (the number is written in the row). */
+export function CountBar(props: { readonly value: number; readonly max: number }) {
+  const share = props.max > 0 ? props.value / props.max : 0
+  return (
+    <svg class="count-bar" viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">
+      <rect x="0" y="0" width="100" height="8" rx="2" class="track-bg" />
+      <rect x="0" y="0" width={(share * 100).toFixed(1)} height="8" rx="2" class="bar" />
+    </svg>
+  )
+}
