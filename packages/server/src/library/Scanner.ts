@@ -162,29 +162,36 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           if (Option.isNone(yield* scans.acquireLock)) return Option.none<ScanSummary>()
           const scanId = yield* scans.start(options.full, yield* currentDate)
           if (options.onStarted) yield* options.onStarted
+          /** Ends the scan's row as failed, keeping the counts it had reached. */
+          const markFailed = (message: string) =>
+            Effect.gen(function* () {
+              const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
+              const counters = Option.match(latest, {
+                onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, skipped: 0 }),
+                onSome: (row) => ({
+                  filesSeen: row.files_seen,
+                  added: row.added,
+                  updated: row.updated,
+                  removed: row.removed,
+                  errors: row.errors,
+                  skipped: row.skipped,
+                }),
+              })
+              yield* scans.finish(scanId, "failed", counters, yield* currentDate, message)
+            }).pipe(Effect.ignore)
           const summary = yield* run(options, scanId).pipe(
             Effect.tapErrorCause((cause) =>
               Effect.gen(function* () {
                 const unreadable = libraryFolderUnreadableIn(cause)
                 if (Option.isSome(unreadable)) yield* Effect.logWarning(unreadable.value.message)
                 else yield* Effect.logError("library scan failed", cause)
-                const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
-                const counters = Option.match(latest, {
-                  onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, skipped: 0 }),
-                  onSome: (row) => ({
-                    filesSeen: row.files_seen,
-                    added: row.added,
-                    updated: row.updated,
-                    removed: row.removed,
-                    errors: row.errors,
-                    skipped: row.skipped,
-                  }),
-                })
                 const squashed = Cause.squash(cause)
-                const message = squashed instanceof Error ? squashed.message : "scan failed; see the server log"
-                yield* scans.finish(scanId, "failed", counters, yield* currentDate, message).pipe(Effect.ignore)
+                yield* markFailed(squashed instanceof Error ? squashed.message : "scan failed; see the server log")
               }),
             ),
+            // A scan stopped from outside (shutdown, a killed request) ends as failed at once, before its lock goes,
+            // rather than waiting for the status check to notice a running row nobody holds.
+            Effect.onInterrupt(() => markFailed("the scan was stopped before it finished")),
           )
           yield* scans.finish(scanId, "completed", summary, yield* currentDate, null)
           yield* signals.completed
