@@ -284,9 +284,7 @@ describe("responsive layout: phone, tablet, desktop", () => {
     await page.keyboard.press("Escape")
     await sheet.waitFor({ state: "detached" })
     expect(await page.locator("main").evaluate((main) => (main as HTMLElement).inert)).toBe(false)
-    await expect(
-      page.evaluate(() => document.activeElement?.textContent?.startsWith("Open Now Playing") ?? false),
-    ).resolves.toBe(true)
+    await page.waitForFunction(() => document.activeElement?.textContent?.startsWith("Open Now Playing") ?? false)
     // Its Lyrics button makes way for the lyrics: a sheet above the mini player, whose controls stay at hand.
     await bar.getByRole("button", { name: /^Open Now Playing/ }).tap()
     await sheet.getByRole("button", { name: "Lyrics", exact: true }).tap()
@@ -300,9 +298,13 @@ describe("responsive layout: phone, tablet, desktop", () => {
     await screenshot(page, "lyrics-phone")
     await page.keyboard.press("Escape")
     await lyrics.waitFor({ state: "detached" })
-    await expect(
-      bar.getByRole("button", { name: "Lyrics" }).evaluate((button) => button === document.activeElement),
-    ).resolves.toBe(true)
+    await bar.getByRole("button", { name: "Lyrics" }).evaluate(
+      (button) =>
+        new Promise<void>((resolve) => {
+          const check = () => (button === document.activeElement ? resolve() : requestAnimationFrame(check))
+          check()
+        }),
+    )
     // The phone's back gesture closes it too, and stays on the album.
     await bar.getByRole("button", { name: /^Open Now Playing/ }).tap()
     await sheet.waitFor()
@@ -330,9 +332,8 @@ describe("responsive layout: phone, tablet, desktop", () => {
     expect(await page.locator("main").evaluate((main) => (main as HTMLElement).inert)).toBe(true)
     await page.keyboard.press("Escape")
     await drawer.waitFor({ state: "hidden" })
-    await expect(
-      page.evaluate(() => document.activeElement?.getAttribute("aria-controls") === "nav-drawer"),
-    ).resolves.toBe(true)
+    // The focus comes back when the drawer's effect is cleaned up, a moment after it hides.
+    await page.waitForFunction(() => document.activeElement?.getAttribute("aria-controls") === "nav-drawer")
     await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Menu" }).tap()
     await drawer.getByRole("link", { name: "Playlists" }).tap()
     await page.getByRole("heading", { name: "Playlists", level: 1 }).waitFor()
