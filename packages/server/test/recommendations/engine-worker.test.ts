@@ -1,4 +1,4 @@
-import { monitorEventLoopDelay } from "node:perf_hooks"
+import { monitorEventLoopDelay, performance } from "node:perf_hooks"
 import { describe, expect, it } from "@effect/vitest"
 import { AlbumId, ArtistId, Internal, SHIPPED_TUNING, TrackId, UserId } from "@tonearm/core"
 import { EMPTY_TASTE_PROFILE, type LibraryTrack, type PlayRow } from "@tonearm/recommend"
@@ -271,10 +271,10 @@ describe("recommendation engine in its own process", () => {
   )
 
   it.scoped(
-    "a rebuild on the worker leaves the event loop free: its longest stall is a fraction of the rebuild's compute time",
+    "a rebuild on the worker leaves the event loop free: the loop is busy for a fraction of the time it is in process",
     () =>
       Effect.gen(function* () {
-        const big = synthetic(30_000, 5_000)
+        const big = synthetic(30_000, 30_000)
         const source: CatalogSource = { version: "big", load: Effect.succeed(big.tracks) }
         const input30k = { ...input, plays: big.plays }
         const worker = yield* engineOf(RecommendationEngineWorker(1))
@@ -283,16 +283,25 @@ describe("recommendation engine in its own process", () => {
         yield* worker.rebuild(source, input30k)
         yield* inProcess.rebuild(source, input30k)
         const started = performance.now()
+        const beforeInProcess = performance.eventLoopUtilization()
         yield* inProcess.rebuild(source, input30k)
+        const busyInProcess = performance.eventLoopUtilization(beforeInProcess).utilization
         const blockingMs = performance.now() - started
         const delay = monitorEventLoopDelay({ resolution: 5 })
+        const before = performance.eventLoopUtilization()
         delay.enable()
         for (let i = 0; i < 3; i++) yield* worker.rebuild(source, input30k)
         delay.disable()
+        const busy = performance.eventLoopUtilization(before).utilization
         const stallMs = delay.max / 1e6
-        // A floor of 100 ms: on a loaded machine the main thread also waits to be scheduled, worker or not.
-        expect(stallMs).toBeLessThan(Math.max(blockingMs / 2, 100))
-        expect(blockingMs).toBeGreaterThan(stallMs)
+        console.log(
+          `[measure] in process: rebuild ${blockingMs.toFixed(0)} ms, loop busy ${(busyInProcess * 100).toFixed(1)}%; on the worker: loop busy ${(busy * 100).toFixed(1)}%, longest stall ${stallMs.toFixed(0)} ms`,
+        )
+        // The share of time the loop is busy, not the longest stall: a loaded machine stalls any process now and
+        // then (CI saw 120 ms), while the busy share only moves with what this thread itself does (sending the
+        // plays, decoding the snapshot).
+        expect(busyInProcess).toBeGreaterThan(0.8)
+        expect(busy).toBeLessThan(busyInProcess / 2)
       }),
     { timeout: 120_000 },
   )

@@ -137,25 +137,27 @@ export default function ArtistsPage() {
         {total.value === undefined ? "Loading…" : plural(total.value, "artist")}
       </p>
       {error.value !== undefined && <p role="alert">Could not load: {error.value}</p>}
-      <nav class="letters" aria-label="Jump to letter">
-        <ul>
-          {LETTERS.map((letter) => (
-            <li key={letter}>
-              <button
-                type="button"
-                aria-label={letter === "#" ? "Jump to digits and symbols" : `Jump to ${letter}`}
-                onClick={() => void jump(letter)}
-                disabled={total.value === undefined || total.value === 0}
-              >
-                {letter}
-              </button>
-            </li>
-          ))}
-        </ul>
-        <span class="visually-hidden" aria-live="polite">
-          {jumpMessage.value}
-        </span>
-      </nav>
+      {/* Shown once there is something to jump to: disabled letters in a scrolling strip cannot be reached by keyboard. */}
+      {(total.value ?? 0) > 0 && (
+        <nav class="letters" aria-label="Jump to letter">
+          <ul>
+            {LETTERS.map((letter) => (
+              <li key={letter}>
+                <button
+                  type="button"
+                  aria-label={letter === "#" ? "Jump to digits and symbols" : `Jump to ${letter}`}
+                  onClick={() => void jump(letter)}
+                >
+                  {letter}
+                </button>
+              </li>
+            ))}
+          </ul>
+          <span class="visually-hidden" aria-live="polite">
+            {jumpMessage.value}
+          </span>
+        </nav>
+      )}
       {total.value === 0 && <p class="muted">No artists yet: scan a library.</p>}
       <div
         ref={container}
