@@ -92,7 +92,7 @@ const serviceWorker = (): Plugin => {
 
 /**
  * Preact through esbuild's automatic JSX runtime (no Babel step). Every page module is a dynamic import in
- * src/app/routes.tsx, so each page is its own chunk and the initial JavaScript is the shell alone.
+ * src/shell/routes.tsx, so each page is its own chunk and the initial JavaScript is the shell alone.
  */
 export default defineConfig({
   esbuild: { jsx: "automatic", jsxImportSource: "preact" },

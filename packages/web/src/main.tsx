@@ -1,11 +1,11 @@
 import { render } from "preact"
-import { api } from "./app/api.js"
-import { registerServiceWorker } from "./app/offline.js"
-import { prefetch } from "./app/prefetch.js"
-import { routes } from "./app/routes.js"
-import { Shell } from "./app/Shell.js"
+import { routes } from "./shell/routes.js"
+import { Shell } from "./shell/Shell.js"
+import { api } from "./state/api.js"
+import { registerServiceWorker } from "./state/offline.js"
+import { prefetch } from "./state/prefetch.js"
 // The queue is kept on the server across reloads and devices (restored at sign-in).
-import "./app/queueSync.js"
+import "./state/queueSync.js"
 import "./styles/app.css"
 
 // Home is the usual first page: its chunk and its data start loading now, alongside the session check.

@@ -1,5 +1,5 @@
 import type { Track } from "@tonearm/core"
-import { download, downloadErrors, downloading, isDownloaded, online, removeDownload } from "../app/offline.js"
+import { download, downloadErrors, downloading, isDownloaded, online, removeDownload } from "../state/offline.js"
 
 /**
  * "Download for offline" for an album or a playlist (`id` is `album:<id>` or `playlist:<id>`): progress while it

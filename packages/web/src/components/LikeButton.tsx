@@ -1,4 +1,4 @@
-import { type LikeKind, liked, toggleLike } from "../app/likes.js"
+import { type LikeKind, liked, toggleLike } from "../state/likes.js"
 import { Icon } from "./Icon.js"
 
 /** ♥ toggle for a track, album or artist; the state follows the event stream, so other tabs agree. */

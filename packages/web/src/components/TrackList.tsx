@@ -1,7 +1,7 @@
 import { useSignal } from "@preact/signals"
 import type { Track } from "@tonearm/core"
 import { useEffect, useRef } from "preact/hooks"
-import { current, playQueue } from "../app/player.js"
+import { current, playQueue } from "../state/player.js"
 import { TrackArtists } from "./ArtistLinks.js"
 import { trackMenuItems } from "./addToPlaylist.js"
 import { formatMs } from "./format.js"

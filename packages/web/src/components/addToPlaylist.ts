@@ -1,8 +1,8 @@
 import type { Track } from "@tonearm/core"
-import { api } from "../app/api.js"
-import { enqueue } from "../app/player.js"
-import { playlists } from "../app/playlists.js"
-import { startRadio } from "../pages/recommendations/components/radio.js"
+import { api } from "../state/api.js"
+import { enqueue } from "../state/player.js"
+import { playlists } from "../state/playlists.js"
+import { startRadio } from "../state/radio.js"
 import { asId } from "./ids.js"
 import type { MenuItem } from "./Menu.js"
 

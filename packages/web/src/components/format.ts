@@ -1,3 +1,5 @@
+import { DateTime } from "effect"
+
 /** 3:07, or 1:02:03 past an hour. */
 export const formatTime = (seconds: number) => {
   if (!Number.isFinite(seconds) || seconds < 0) return "0:00"
@@ -18,3 +20,9 @@ export const yearHref = (year: number) => `/albums?year_from=${year}&year_to=${y
  * `plural(3, "entry", "entries")` for an irregular plural. Every count the app shows goes through here.
  */
 export const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`
+
+/** A server instant (decoded as DateTime.Utc) as a short local date and time. */
+export const when = (instant: DateTime.Utc | null | undefined) =>
+  instant === null || instant === undefined
+    ? "–"
+    : DateTime.toDateUtc(instant).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })

@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals"
 import { useEffect } from "preact/hooks"
-import { errorMessage } from "../app/api.js"
+import { errorMessage } from "../state/api.js"
 
 export interface Loaded<A> {
   readonly data: A | undefined

@@ -1,7 +1,7 @@
 /**
  * The service worker's pure rules: which requests it answers, and how a Range request is cut out of a downloaded
  * track. Imported by the service worker alone (a module shared with the app would become a chunk `sw.js` imports,
- * which a classic service worker cannot), so the app names the downloads cache itself (`app/offline.ts`).
+ * which a classic service worker cannot), so the app names the downloads cache itself (`state/offline.ts`).
  */
 
 /** Offline downloads (tracks, their album or playlist JSON, covers): kept until the listener removes them. */

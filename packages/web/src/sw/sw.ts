@@ -5,7 +5,7 @@
  *   the cached `index.html` when it fails or takes over 4 s (a flaky network still opens the app); hashed assets
  *   are answered from the cache first.
  * - Updates: a new build's worker takes over at once (skipWaiting + clients.claim) and deletes the old shell; the
- *   page shows a "new version — reload" notice when its controller changes (app/offline.ts).
+ *   page shows a "new version — reload" notice when its controller changes (state/offline.ts).
  * - Downloads: tracks saved by "Download for offline" are answered from Cache Storage, online or not, Range
  *   requests sliced into 206 answers; their album or playlist JSON and cover go to the network first and fall back
  *   to the saved copy. Nothing else under /api or /rest is cached, nor even passed through (the worker leaves

@@ -37,7 +37,7 @@ const DESKTOP = { width: 1440, height: 900 }
 /** Apple's and WCAG 2.5.5's minimum target. */
 const TARGET = 44
 
-/** Every page of app/routes.tsx, the ones with an id filled in from the fixture library. */
+/** Every page of shell/routes.tsx, the ones with an id filled in from the fixture library. */
 let pages: ReadonlyArray<{ readonly name: string; readonly path: string }>
 let album: AlbumRef
 let firstTrack: { readonly id: string; readonly title: string }

@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
 import { DateTime } from "effect"
-import { api, errorMessage } from "../../app/api.js"
 import { plural } from "../../components/format.js"
 import { asId } from "../../components/ids.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const when = (value: DateTime.Utc) => DateTime.toDate(value).toLocaleString()
 

@@ -1,11 +1,10 @@
 import { useSignal } from "@preact/signals"
 import type { ScanStatus } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
-import { formatMs, plural } from "../../components/format.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { formatMs, plural, when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "./components/AdminOnly.js"
-import { when } from "./components/format.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const POLL_MS = 1000
 

@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
 import type { TrustedProxiesView } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural } from "../../components/format.js"
-import { AdminOnly } from "./components/AdminOnly.js"
+import { api, errorMessage } from "../../state/api.js"
 
 /** Admin: how many proxy hops to trust, and what that makes of this very request (GET/PUT /api/admin/trusted-proxies). */
 function Proxies() {

@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
-import { api } from "../../app/api.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { LineChart, percent } from "../../components/charts.js"
 import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { LineChart, percent } from "../recommendations/components/charts.js"
-import { AdminOnly } from "./components/AdminOnly.js"
+import { api } from "../../state/api.js"
 
 const FAMILY_LABEL: Record<string, string> = {
   baseline: "Plain plays",

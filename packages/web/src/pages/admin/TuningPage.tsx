@@ -1,11 +1,10 @@
 import { useSignal } from "@preact/signals"
 import { type CurvePoint, type RebuildRun, TUNING_SCOPES, type TuningScope, type TuningView } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
-import { plural } from "../../components/format.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { plural, when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "./components/AdminOnly.js"
-import { when } from "./components/format.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const SCOPE_TITLE: Record<TuningScope, string> = {
   radio: "Radio weights",

@@ -1,10 +1,9 @@
 import { useSignal } from "@preact/signals"
-import { api, errorMessage } from "../../app/api.js"
-import { session } from "../../app/session.js"
-import { plural } from "../../components/format.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { plural, when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "./components/AdminOnly.js"
-import { when } from "./components/format.js"
+import { api, errorMessage } from "../../state/api.js"
+import { session } from "../../state/session.js"
 
 /** Admin: accounts. Create one, mint a password-reset link to hand over, toggle debug mode, delete. */
 function Users() {

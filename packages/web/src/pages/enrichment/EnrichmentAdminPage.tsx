@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
 import type { TagSource } from "@tonearm/core"
-import { api, errorMessage } from "../../app/api.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "../admin/components/AdminOnly.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const NAMES: Record<string, string> = {
   musicbrainz: "MusicBrainz",

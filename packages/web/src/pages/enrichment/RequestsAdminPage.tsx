@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestStatus } from "@tonearm/core"
-import { api, errorMessage } from "../../app/api.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "../admin/components/AdminOnly.js"
-import { when } from "../admin/components/format.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const FILTERS: ReadonlyArray<{ readonly value: RequestStatus | "all"; readonly label: string }> = [
   { value: "pending", label: "Pending" },

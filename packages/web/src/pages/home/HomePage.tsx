@@ -1,11 +1,11 @@
 import type { Home } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api } from "../../app/api.js"
-import { onServerEvent } from "../../app/events.js"
-import { takePrefetched } from "../../app/prefetch.js"
 import { CardRow } from "../../components/Cards.js"
+import { MakeMixes, mixesNeverMade } from "../../components/MakeMixes.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { MakeMixes, mixesNeverMade } from "../recommendations/components/MakeMixes.js"
+import { api } from "../../state/api.js"
+import { onServerEvent } from "../../state/events.js"
+import { takePrefetched } from "../../state/prefetch.js"
 
 /** Every section of GET /api/home, in the server's order (spec "Home section rules"). */
 export default function HomePage() {

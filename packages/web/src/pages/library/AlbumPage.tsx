@@ -1,7 +1,4 @@
 import type { AlbumDetail, Track } from "@tonearm/core"
-import { api } from "../../app/api.js"
-import { playQueue } from "../../app/player.js"
-import type { PageProps } from "../../app/routes.js"
 import { AlbumArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
 import { DownloadButton } from "../../components/DownloadButton.js"
@@ -10,9 +7,12 @@ import { GenreChips } from "../../components/GenreChips.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
 import { QueueMenu } from "../../components/QueueMenu.js"
+import { RadioButton } from "../../components/RadioButton.js"
 import { TrackList } from "../../components/TrackList.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { RadioButton } from "../recommendations/components/RadioButton.js"
+import { api } from "../../state/api.js"
+import { playQueue } from "../../state/player.js"
+import type { PageProps } from "../../state/router.js"
 
 /** One disc's heading: "Disc 2", or "Disc 2 — Evening" with its subtitle. */
 export const discHeading = (disc: { readonly number: number; readonly subtitle: string | null }) =>

@@ -1,13 +1,13 @@
 import { useSignal } from "@preact/signals"
 import type { AlbumRef } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
-import { navigate, query } from "../../app/router.js"
 import { AlbumArtists } from "../../components/ArtistLinks.js"
 import { Cover } from "../../components/Cover.js"
 import { plural } from "../../components/format.js"
+import { RadioButton } from "../../components/RadioButton.js"
 import { useWindowedRange } from "../../components/TrackList.js"
-import { RadioButton } from "../recommendations/components/RadioButton.js"
+import { api, errorMessage } from "../../state/api.js"
+import { navigate, query } from "../../state/router.js"
 
 const PAGE = 500
 const ROW = 64

@@ -1,8 +1,5 @@
 import { useSignal } from "@preact/signals"
 import type { AlbumArtistRole, AlbumRef, Track } from "@tonearm/core"
-import { api, errorMessage } from "../../app/api.js"
-import { playQueue } from "../../app/player.js"
-import type { PageProps } from "../../app/routes.js"
 import { AlbumCard, CardRow } from "../../components/Cards.js"
 import { Cover } from "../../components/Cover.js"
 import { plural } from "../../components/format.js"
@@ -10,9 +7,12 @@ import { GenreChips } from "../../components/GenreChips.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
 import { QueueMenu } from "../../components/QueueMenu.js"
+import { RadioButton } from "../../components/RadioButton.js"
 import { TrackList } from "../../components/TrackList.js"
 import { type Loaded, Status, useLoad } from "../../components/useLoad.js"
-import { RadioButton } from "../recommendations/components/RadioButton.js"
+import { api, errorMessage } from "../../state/api.js"
+import { playQueue } from "../../state/player.js"
+import type { PageProps } from "../../state/router.js"
 
 /** How many of the caller's most-played tracks of the artist the page lists. */
 const TOP_TRACKS_SHOWN = 10

@@ -1,10 +1,10 @@
 import { useSignal } from "@preact/signals"
 import { type Artist, searchKeyOf } from "@tonearm/core"
 import { useEffect, useRef } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
 import { Cover } from "../../components/Cover.js"
 import { plural } from "../../components/format.js"
 import { useWindowedRange } from "../../components/TrackList.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const PAGE = 100
 const ROW = 64

@@ -1,6 +1,6 @@
-import { api } from "../../app/api.js"
 import { genreHref } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { api } from "../../state/api.js"
 
 /** The genre index (spec "Genre rule"): each genre a quick-jump link with the genre as an encoded query value. */
 export default function GenresPage() {

@@ -1,6 +1,6 @@
-import { api } from "../../app/api.js"
 import { yearHref } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { api } from "../../state/api.js"
 
 /** Years with albums, grouped by decade; each year and decade is a quick-jump link to its albums. */
 export default function YearsPage() {

@@ -1,10 +1,10 @@
 import { useSignalEffect } from "@preact/signals"
 import { useRef } from "preact/hooks"
-import { api } from "../../app/api.js"
-import { liked } from "../../app/likes.js"
 import { CardRow } from "../../components/Cards.js"
 import { TrackList } from "../../components/TrackList.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { api } from "../../state/api.js"
+import { liked } from "../../state/likes.js"
 
 /** Everything the user likes; refetched when a like changes anywhere (this tab or another, via the event stream). */
 export default function LikesPage() {

@@ -1,11 +1,10 @@
 import { useSignal } from "@preact/signals"
 import { DIAGNOSTIC_KINDS, type DiagnosticEvent, type DiagnosticsQuery } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
-import { plural } from "../../components/format.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { plural, when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "../admin/components/AdminOnly.js"
-import { when } from "../admin/components/format.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const PAGE = 200
 

@@ -1,10 +1,9 @@
 import { useSignal } from "@preact/signals"
 import { PLAYBACK_ERROR_RESOLUTIONS, type PlaybackError, type PlaybackErrorResolution } from "@tonearm/core"
-import { api, errorMessage } from "../../app/api.js"
-import { plural } from "../../components/format.js"
+import { AdminOnly } from "../../components/AdminOnly.js"
+import { plural, when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { AdminOnly } from "../admin/components/AdminOnly.js"
-import { when } from "../admin/components/format.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const PAGE = 50
 

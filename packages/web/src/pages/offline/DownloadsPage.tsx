@@ -1,5 +1,5 @@
-import { downloads, removeDownload } from "../../app/offline.js"
 import { plural } from "../../components/format.js"
+import { downloads, removeDownload } from "../../state/offline.js"
 import "../../styles/offline.css"
 
 /** What is downloaded in this browser: the way to one's music when the network is down. */

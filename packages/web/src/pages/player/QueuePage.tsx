@@ -1,12 +1,12 @@
 import { useSignal } from "@preact/signals"
 import type { Track } from "@tonearm/core"
 import { useLayoutEffect, useRef } from "preact/hooks"
-import { current, index, playIndex, queue, removeFromQueue, source } from "../../app/player.js"
-import { playlists } from "../../app/playlists.js"
-import { clearQueue, moveInQueue } from "../../app/queue.js"
 import { TrackArtists } from "../../components/ArtistLinks.js"
 import { formatMs, plural } from "../../components/format.js"
 import { Icon } from "../../components/Icon.js"
+import { current, index, playIndex, queue, removeFromQueue, source } from "../../state/player.js"
+import { playlists } from "../../state/playlists.js"
+import { clearQueue, moveInQueue } from "../../state/queue.js"
 
 /** Where the queue came from, in words: the album, artist or playlist by name, a mix or radio by its kind. */
 const sourceLabel = (value: string, tracks: ReadonlyArray<Track>) => {

@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
-import { api, errorMessage } from "../../app/api.js"
-import { loadPlaylists, playlists } from "../../app/playlists.js"
-import { navigate } from "../../app/router.js"
 import { Cover } from "../../components/Cover.js"
 import { formatMs, plural } from "../../components/format.js"
+import { api, errorMessage } from "../../state/api.js"
+import { loadPlaylists, playlists } from "../../state/playlists.js"
+import { navigate } from "../../state/router.js"
 
 /** The user's playlists (their own and the system mixes); make a new one. Kept current by the event stream. */
 export default function PlaylistsPage() {

@@ -1,8 +1,8 @@
 import { useEffect } from "preact/hooks"
-import { api } from "../../app/api.js"
-import { onServerEvent } from "../../app/events.js"
 import { CardRow } from "../../components/Cards.js"
 import { useLoad } from "../../components/useLoad.js"
+import { api } from "../../state/api.js"
+import { onServerEvent } from "../../state/events.js"
 import { SystemMix } from "./components/SystemMix.js"
 
 /** For You (source `for_you`): the mix, its refresh and rotation shuffle, and the "You might like" rows of Home. */

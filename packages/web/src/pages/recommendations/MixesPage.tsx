@@ -1,8 +1,8 @@
 import { useEffect } from "preact/hooks"
-import { loadPlaylists, playlists } from "../../app/playlists.js"
 import { Cover } from "../../components/Cover.js"
 import { formatMs, plural } from "../../components/format.js"
-import { MakeMixes, mixesNeverMade, PlaylistsStatus } from "./components/MakeMixes.js"
+import { MakeMixes, mixesNeverMade, PlaylistsStatus } from "../../components/MakeMixes.js"
+import { loadPlaylists, playlists } from "../../state/playlists.js"
 import { mixHref, systemMixes } from "./components/mixes.js"
 import { LockedMix } from "./components/SystemMix.js"
 

@@ -1,9 +1,9 @@
 import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestKind } from "@tonearm/core"
-import { api, errorMessage } from "../../app/api.js"
-import { query } from "../../app/router.js"
+import { when } from "../../components/format.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { when } from "../admin/components/format.js"
+import { api, errorMessage } from "../../state/api.js"
+import { query } from "../../state/router.js"
 
 const STATUS_NAMES: Record<AcquisitionRequest["status"], string> = {
   pending: "Waiting for approval",

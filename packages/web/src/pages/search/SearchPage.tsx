@@ -1,11 +1,11 @@
 import { useSignal } from "@preact/signals"
 import type { SearchResult } from "@tonearm/core"
 import { useEffect, useRef } from "preact/hooks"
-import { api, errorMessage } from "../../app/api.js"
-import { navigate, query } from "../../app/router.js"
 import { CardRow } from "../../components/Cards.js"
 import { plural } from "../../components/format.js"
 import { TrackList } from "../../components/TrackList.js"
+import { api, errorMessage } from "../../state/api.js"
+import { navigate, query } from "../../state/router.js"
 
 const DEBOUNCE_MS = 200
 

@@ -1,6 +1,6 @@
-import { CROSSFADE_MAX_SECONDS } from "../../app/playbackFormat.js"
-import { appliedGain, crossfade, current, replayGainMode, setCrossfade, setReplayGainMode } from "../../app/player.js"
-import { type AppliedGain, linearToDb, type ReplayGainMode } from "../../app/replayGain.js"
+import { CROSSFADE_MAX_SECONDS } from "../../state/playbackFormat.js"
+import { appliedGain, crossfade, current, replayGainMode, setCrossfade, setReplayGainMode } from "../../state/player.js"
+import { type AppliedGain, linearToDb, type ReplayGainMode } from "../../state/replayGain.js"
 
 const CHOICES: ReadonlyArray<{ readonly mode: ReplayGainMode; readonly label: string; readonly help: string }> = [
   { mode: "off", label: "Off", help: "Every track plays at its own level." },

@@ -1,8 +1,8 @@
 import { useSignal } from "@preact/signals"
 import { DateTime } from "effect"
-import { api, errorMessage } from "../../app/api.js"
 import { asId } from "../../components/ids.js"
 import { Status, useLoad } from "../../components/useLoad.js"
+import { api, errorMessage } from "../../state/api.js"
 
 const when = (value: DateTime.Utc | null) => (value === null ? "never" : DateTime.toDate(value).toLocaleString())
 

@@ -1,8 +1,8 @@
 import { useSignal } from "@preact/signals"
-import { api } from "../../../app/api.js"
+import { BarChart, percent } from "../../../components/charts.js"
 import { plural } from "../../../components/format.js"
 import { Status, useLoad } from "../../../components/useLoad.js"
-import { BarChart, percent } from "./charts.js"
+import { api } from "../../../state/api.js"
 
 const FAMILY_LABEL: Record<string, string> = {
   go_to: "Go-to mixes",

@@ -1,6 +1,6 @@
 import type { RadioSeed } from "@tonearm/core"
-import { api } from "../../../app/api.js"
-import { playQueue } from "../../../app/player.js"
+import { api } from "./api.js"
+import { playQueue } from "./player.js"
 
 /**
  * Starts a radio (`POST /api/radio`) and plays it at once; every play of it is reported with source

@@ -1,7 +1,7 @@
 import { useSignal } from "@preact/signals"
 import type { RadioSeed } from "@tonearm/core"
-import { errorMessage } from "../../../app/api.js"
-import { startRadio } from "./radio.js"
+import { errorMessage } from "../state/api.js"
+import { startRadio } from "../state/radio.js"
 
 /**
  * "Start radio" from a track, album, artist or genre: one button other pages drop in next to their Play button.

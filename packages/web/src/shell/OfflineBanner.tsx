@@ -1,4 +1,4 @@
-import { online, updateReady } from "./offline.js"
+import { online, updateReady } from "../state/offline.js"
 import "../styles/offline.css"
 
 /** "You're offline" while the network is down, and "new version — reload" once a new build took over. */

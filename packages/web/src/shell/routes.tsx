@@ -1,9 +1,5 @@
 import type { ComponentType } from "preact"
-
-/** What every page receives: the `:name` parameters of its path. Query parameters come from `query` (router.ts). */
-export interface PageProps {
-  readonly params: Readonly<Record<string, string>>
-}
+import type { PageProps } from "../state/router.js"
 
 export interface RouteDef {
   /** `/albums/:id`-style pattern; the first match wins. */

@@ -2,8 +2,16 @@ import { computed, signal } from "@preact/signals"
 
 /**
  * A small History-API router: the address is a signal, `navigate` pushes, same-origin `<a href>` clicks are
- * intercepted, back/forward update the signal. Routes match `/albums/:id`-style patterns (routes.tsx).
+ * intercepted, back/forward update the signal. Routes match `/albums/:id`-style patterns (shell/routes.tsx).
  */
+/**
+ * What every page receives: the `:name` parameters of its path (query parameters come from `query`). Here, below
+ * both the pages and the route registry, so a page can name it without importing the shell.
+ */
+export interface PageProps {
+  readonly params: Readonly<Record<string, string>>
+}
+
 export const location$ = signal(new URL(window.location.href))
 export const pathname = computed(() => location$.value.pathname)
 export const query = computed(() => location$.value.searchParams)

@@ -9,7 +9,7 @@ import {
   renderersLoading,
   startCasting,
   stopCasting,
-} from "./cast.js"
+} from "../state/cast.js"
 import "../styles/cast.css"
 
 const CAST_ICON =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { isAppPage, isStreamPath, rangeAnswer } from "../src/sw/rules.js"
+import { isAppPage, isStreamPath, rangeAnswer } from "../../src/sw/rules.js"
 
 /** The service worker's pure rules (issue 25 item 3): how a downloaded track answers a media element's Range. */
 describe("range answers from a downloaded track", () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
-import { activeLineIndex } from "../src/app/lyricsFollow.js"
-import { creditPieces } from "../src/components/credits.js"
+import { creditPieces } from "../../src/components/credits.js"
+import { activeLineIndex } from "../../src/state/lyricsFollow.js"
 
 const alice = { id: "a", name: "Alice", role: "main" as const }
 const bob = { id: "b", name: "Bob", role: "featured" as const }

@@ -1,5 +1,5 @@
 import type { ComponentChildren } from "preact"
-import { session } from "../../../app/session.js"
+import { session } from "../state/session.js"
 
 /** Admin pages render only for admins; anyone else who navigates here directly gets "Not allowed" (the server says 403 anyway). */
 export function AdminOnly(props: { readonly children: ComponentChildren }) {

@@ -5,8 +5,6 @@ import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
-import { CastButton } from "./CastButton.js"
-import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 import {
   current,
   cycleRepeat,
@@ -23,9 +21,11 @@ import {
   shuffle,
   togglePlay,
   toggleShuffle,
-} from "./player.js"
-import { pathname } from "./router.js"
-import { isPhone } from "./viewport.js"
+} from "../state/player.js"
+import { pathname } from "../state/router.js"
+import { isPhone } from "../state/viewport.js"
+import { CastButton } from "./CastButton.js"
+import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 
 /** Whether the full-screen Now Playing (the phone's player) is open. */
 export const nowPlayingOpen = signal(false)

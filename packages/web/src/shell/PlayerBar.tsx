@@ -4,8 +4,6 @@ import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
-import { CastButton } from "./CastButton.js"
-import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 import {
   current,
   cycleRepeat,
@@ -23,7 +21,9 @@ import {
   togglePlay,
   toggleShuffle,
   volume,
-} from "./player.js"
+} from "../state/player.js"
+import { CastButton } from "./CastButton.js"
+import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
 
 /** The bar at the bottom: always mounted, so what plays survives every navigation. */
 export function PlayerBar() {

@@ -8,7 +8,7 @@ import {
   parseCrossfade,
   streamOptions,
   transcodeTarget,
-} from "../src/app/playbackFormat.js"
+} from "../../src/state/playbackFormat.js"
 
 /** The web player's stream and crossfade rules (issue 25 items 4 and 5): pure, the browser's answers as data. */
 const browser =

@@ -3,9 +3,9 @@ import type { Lyrics } from "@tonearm/core"
 import { useEffect, useRef } from "preact/hooks"
 import { TrackArtists } from "../components/ArtistLinks.js"
 import { Icon } from "../components/Icon.js"
-import { api, errorMessage, isApiError } from "./api.js"
-import { activeLineIndex } from "./lyricsFollow.js"
-import { current, position, seek } from "./player.js"
+import { api, errorMessage, isApiError } from "../state/api.js"
+import { activeLineIndex } from "../state/lyricsFollow.js"
+import { current, position, seek } from "../state/player.js"
 
 /** Whether the lyrics panel is open (the Lyrics button of the player bar toggles it). */
 export const lyricsOpen = signal(false)

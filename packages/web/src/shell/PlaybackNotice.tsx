@@ -1,5 +1,5 @@
 import { useEffect } from "preact/hooks"
-import { playbackNotice } from "./player.js"
+import { playbackNotice } from "../state/player.js"
 import "../styles/playback.css"
 
 /** How long a notice stays before it goes by itself. */

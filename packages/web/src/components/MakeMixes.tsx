@@ -1,7 +1,7 @@
 import { useSignal } from "@preact/signals"
-import { api, errorMessage } from "../../../app/api.js"
-import { loadPlaylists, playlists, playlistsError, playlistsLoaded } from "../../../app/playlists.js"
-import { plural } from "../../../components/format.js"
+import { api, errorMessage } from "../state/api.js"
+import { loadPlaylists, playlists, playlistsError, playlistsLoaded } from "../state/playlists.js"
+import { plural } from "./format.js"
 
 /**
  * The empty state of every page made from the user's mixes (For You, Discover, Mixes, Home): what the page will

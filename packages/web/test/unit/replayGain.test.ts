@@ -6,7 +6,7 @@ import {
   type ReplayGainTags,
   replayGainFor,
   resolveReplayGainMode,
-} from "../src/app/replayGain.js"
+} from "../../src/state/replayGain.js"
 
 /** The web player's ReplayGain rule (issue 31 item 7): pure, no browser. */
 const tags = (partial: Partial<ReplayGainTags>): ReplayGainTags => ({

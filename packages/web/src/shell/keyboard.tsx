@@ -1,7 +1,6 @@
 import { signal } from "@preact/signals"
 import { useEffect, useRef } from "preact/hooks"
-import { closeLyrics, lyricsOpen } from "./LyricsPanel.js"
-import { toggleLike } from "./likes.js"
+import { toggleLike } from "../state/likes.js"
 import {
   current,
   cycleRepeat,
@@ -13,8 +12,9 @@ import {
   togglePlay,
   toggleShuffle,
   volume,
-} from "./player.js"
-import { navigate } from "./router.js"
+} from "../state/player.js"
+import { navigate } from "../state/router.js"
+import { closeLyrics, lyricsOpen } from "./LyricsPanel.js"
 
 /** The keyboard shortcuts, one list for the handler and the help overlay (`?`). */
 export const SHORTCUTS: ReadonlyArray<readonly [keys: string, what: string]> = [

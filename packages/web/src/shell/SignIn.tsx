@@ -1,6 +1,6 @@
 import { useSignal } from "@preact/signals"
-import { api, errorMessage, isApiError } from "./api.js"
-import { session } from "./session.js"
+import { api, errorMessage, isApiError } from "../state/api.js"
+import { session } from "../state/session.js"
 
 /**
  * Sign in with a name and password; the server sets the session cookie (HttpOnly) on this origin. A new server
