@@ -1,11 +1,13 @@
 /**
- * Architecture lint, run by `pnpm test` (and `pnpm lint:architecture`). Over every file in `packages/<name>/src`:
- *   - no import cycle between files (relative imports, `import type` and dynamic `import()` included);
+ * Architecture lint, run by `pnpm test` (and `pnpm lint:architecture`). Over every `.ts`, `.tsx` and `.mjs` file in
+ * `packages/<name>/src`:
+ *   - no import cycle between files, in any package (relative imports, `import type` and dynamic `import()` included);
  *   - SQL (a `sql` tagged template, `sql.literal(`, `sql.unsafe(`) in the server only in `*Repository.ts`,
  *     or under `db/` (client, migrations, embedded cluster); `sql.withTransaction` is allowed anywhere;
  *   - every table is written (INSERT INTO / UPDATE / DELETE FROM) from one file only (migrations aside);
  *   - the server's domain folders import each other without a cycle, and a repository is imported only
- *     from its own folder (other domains go through its service).
+ *     from its own folder (other domains go through its service);
+ *   - the web app (`packages/web/src`) imports only downward through its layers (WEB_LAYERS below).
  * The checks are a pure function over {path → source} so they are unit-tested on small in-memory trees.
  */
 import * as fs from "node:fs"
@@ -13,7 +15,7 @@ import * as path from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import ts from "typescript"
 
-export type ArchitectureCheck = "cycle" | "domain" | "repository" | "sql" | "table"
+export type ArchitectureCheck = "cycle" | "domain" | "repository" | "sql" | "table" | "web"
 
 export interface Violation {
   readonly check: ArchitectureCheck
@@ -27,6 +29,25 @@ export type SourceTree = ReadonlyMap<string, string>
 const SERVER_SRC = "packages/server/src/"
 const DB_DIR = `${SERVER_SRC}db/`
 const MIGRATIONS_DIR = `${DB_DIR}migrations/`
+const WEB_SRC = "packages/web/src/"
+
+/**
+ * The web app's layers, lowest first. A file imports its own layer or a lower one, never a higher one:
+ *
+ *   state  ←  components  ←  pages  ←  shell  ←  main.tsx
+ *
+ * - state/: signals and stores (player, queue, session, api client, events, likes, offline, cast) and pure rules;
+ *   no JSX, so every file is `.ts`.
+ * - components/: widgets shared by pages and the shell.
+ * - pages/<area>/: one folder per area; a page imports its own area, components and state, never another area
+ *   (what two areas share moves down to components/) and never the shell.
+ * - shell/: the frame around the pages (Shell, player bar, Now Playing, sign-in, the route registry, which loads
+ *   every page).
+ * - main.tsx: the entry.
+ * sw/ is the service worker, built alone: it imports only sw/, and nothing else imports it.
+ */
+const WEB_LAYERS = ["state", "components", "pages", "shell", "main"] as const
+type WebLayer = (typeof WEB_LAYERS)[number] | "sw"
 
 /** What one file says that the checks need, read from its syntax tree (so comments and strings never count). */
 interface FileFacts {
@@ -40,10 +61,15 @@ interface FileFacts {
 // A client bound under another name (`const pg = yield* PgClient.PgClient`) is SQL all the same.
 const CLIENT_BINDING = /^yield\*\s*(?:SqlClient|PgClient)\.(?:SqlClient|PgClient)$/
 
-const isTestFile = (file: string) => /\.test\.[cm]?ts$/.test(file)
+const isTestFile = (file: string) => /\.test\.(?:[cm]?ts|tsx)$/.test(file)
 
 const readFacts = (file: string, text: string): FileFacts => {
-  const kind = file.endsWith(".mjs") || file.endsWith(".js") ? ts.ScriptKind.JS : ts.ScriptKind.TS
+  const kind =
+    file.endsWith(".mjs") || file.endsWith(".js")
+      ? ts.ScriptKind.JS
+      : file.endsWith(".tsx")
+        ? ts.ScriptKind.TSX
+        : ts.ScriptKind.TS
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, kind)
   const imports: Array<string> = []
   const sqlUses: Array<{ line: number; form: string }> = []
@@ -101,7 +127,7 @@ const readFacts = (file: string, text: string): FileFacts => {
   return { imports, sqlUses, sqlTexts }
 }
 
-/** `./x.js` from `a/b.ts` → `a/x.ts` when that file is in the tree (as the TypeScript bundler resolution does). */
+/** `./x.js` from `a/b.ts` → `a/x.ts` (or `a/x.tsx`) when that file is in the tree (as the bundler resolution does). */
 const resolveRelative = (files: SourceTree, from: string, specifier: string): string | undefined => {
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) return undefined
   const target = path.posix.normalize(path.posix.join(path.posix.dirname(from), specifier))
@@ -109,9 +135,12 @@ const resolveRelative = (files: SourceTree, from: string, specifier: string): st
   const candidates = [
     target,
     target.endsWith(".js") ? `${stem}.ts` : undefined,
+    target.endsWith(".js") ? `${stem}.tsx` : undefined,
     target.endsWith(".mjs") ? `${stem}.mts` : undefined,
     `${target}.ts`,
+    `${target}.tsx`,
     `${target}/index.ts`,
+    `${target}/index.tsx`,
   ]
   return candidates.find((candidate) => candidate !== undefined && files.has(candidate))
 }
@@ -242,6 +271,55 @@ const foreignRepositoryImports = (files: SourceTree, facts: ReadonlyMap<string, 
       })
     })
 
+/** The web layer of a file in `packages/web/src` (undefined for a file no layer claims, itself a violation). */
+const webLayerOf = (file: string): WebLayer | undefined => {
+  const rest = file.slice(WEB_SRC.length)
+  if (rest === "main.tsx" || rest === "main.ts") return "main"
+  const folder = rest.split("/")[0]
+  return folder === "sw" || (WEB_LAYERS as ReadonlyArray<string>).includes(folder ?? "")
+    ? (folder as WebLayer)
+    : undefined
+}
+
+/** `library` for `packages/web/src/pages/library/AlbumPage.tsx`; "" for a page at the top of pages/. */
+const pageAreaOf = (file: string) => {
+  const parts = file.slice(`${WEB_SRC}pages/`.length).split("/")
+  return parts.length > 1 ? parts[0]! : ""
+}
+
+const webLayering = (files: SourceTree, facts: ReadonlyMap<string, FileFacts>): Array<Violation> => {
+  const violations: Array<Violation> = []
+  const rank = (layer: WebLayer) => (layer === "sw" ? -1 : WEB_LAYERS.indexOf(layer))
+  for (const [file, { imports }] of [...facts].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!file.startsWith(WEB_SRC) || isTestFile(file)) continue
+    const from = webLayerOf(file)
+    // shims/ are build aliases (vite.config.ts), imported by no file.
+    if (from === undefined) {
+      if (!file.startsWith(`${WEB_SRC}shims/`))
+        violations.push({ check: "web", message: `${file} is in no web layer (${WEB_LAYERS.join(", ")}, sw)` })
+      continue
+    }
+    if (from === "state" && file.endsWith(".tsx"))
+      violations.push({ check: "web", message: `${file}: state/ holds no JSX (a component belongs in components/)` })
+    for (const specifier of imports) {
+      const target = resolveRelative(files, file, specifier)
+      if (target === undefined || !target.startsWith(WEB_SRC)) continue
+      const to = webLayerOf(target)
+      if (to === undefined) continue
+      const upward =
+        (from === "sw") !== (to === "sw")
+          ? `${file} imports ${target}: the service worker shares no module with the app`
+          : rank(to) > rank(from)
+            ? `${file} imports ${target}: ${from} is below ${to} (${WEB_LAYERS.join(" ← ")})`
+            : from === "pages" && to === "pages" && pageAreaOf(file) !== pageAreaOf(target)
+              ? `${file} imports ${target}: a page imports only its own area; move what areas share to components/`
+              : undefined
+      if (upward !== undefined) violations.push({ check: "web", message: upward })
+    }
+  }
+  return violations
+}
+
 const sqlOutsideRepositories = (facts: ReadonlyMap<string, FileFacts>): Array<Violation> =>
   [...facts]
     .sort(([a], [b]) => a.localeCompare(b))
@@ -302,19 +380,20 @@ const tablesWrittenTwice = (facts: ReadonlyMap<string, FileFacts>): Array<Violat
     }))
 }
 
-/** Every violation in the tree, cycles first, then SQL placement, then tables with several writers. */
+/** Every violation in the tree: cycles first, then domains and web layers, SQL placement, tables with several writers. */
 export const checkArchitecture = (files: SourceTree): ReadonlyArray<Violation> => {
   const facts = new Map([...files].map(([file, text]) => [file, readFacts(file, text)] as const))
   return [
     ...importCycles(files, facts),
     ...domainCycles(files, facts),
     ...foreignRepositoryImports(files, facts),
+    ...webLayering(files, facts),
     ...sqlOutsideRepositories(facts),
     ...tablesWrittenTwice(facts),
   ]
 }
 
-/** Every `.ts` and `.mjs` file in `packages/<name>/src` under `root`, keyed by repository-relative POSIX path. */
+/** Every `.ts`, `.tsx` and `.mjs` file in `packages/<name>/src` under `root`, keyed by repository-relative POSIX path. */
 export const readSourceTree = (root: string): SourceTree => {
   const files = new Map<string, string>()
   const packages = path.join(root, "packages")
@@ -322,7 +401,7 @@ export const readSourceTree = (root: string): SourceTree => {
     const src = path.join(packages, name, "src")
     if (!fs.existsSync(src)) continue
     for (const entry of fs.readdirSync(src, { recursive: true, encoding: "utf8" }).sort()) {
-      if (!/\.(?:ts|mjs)$/.test(entry) || entry.endsWith(".d.ts")) continue
+      if (!/\.(?:tsx?|mjs)$/.test(entry) || entry.endsWith(".d.ts")) continue
       const absolute = path.join(src, entry)
       if (!fs.statSync(absolute).isFile()) continue
       files.set(path.relative(root, absolute).split(path.sep).join("/"), fs.readFileSync(absolute, "utf8"))
@@ -342,7 +421,7 @@ if (isMain) {
     process.exitCode = 1
   } else {
     console.log(
-      `architecture: ${tree.size} files, no import cycle between files or domains, repositories used only by their own domain, SQL only in repositories, one writer per table`,
+      `architecture: ${tree.size} files, no import cycle between files or domains, web layers import downward only, repositories used only by their own domain, SQL only in repositories, one writer per table`,
     )
   }
 }

@@ -127,6 +127,87 @@ describe("check-architecture", () => {
     })
   })
 
+  describe("web layers (state ← components ← pages ← shell ← main)", () => {
+    const W = "packages/web/src"
+    /** A small web app that follows the layer order; JSX in .tsx files, imported as `./x.js`. */
+    const web = {
+      [`${W}/main.tsx`]: 'import { Shell } from "./shell/Shell.js"\nimport "./state/queueSync.js"',
+      [`${W}/shell/Shell.tsx`]: [
+        'import { routes } from "./routes.js"',
+        'import { session } from "../state/session.js"',
+        'import { Cover } from "../components/Cover.js"',
+        "export const Shell = () => <main>{session.value}<Cover /></main>",
+      ].join("\n"),
+      [`${W}/shell/routes.tsx`]: [
+        'import type { PageProps } from "../state/router.js"',
+        'export const routes = [{ load: () => import("../pages/library/AlbumPage.js") }]',
+      ].join("\n"),
+      [`${W}/pages/library/AlbumPage.tsx`]: [
+        'import type { PageProps } from "../../state/router.js"',
+        'import { Cover } from "../../components/Cover.js"',
+        'import { Tracks } from "./Tracks.js"',
+        "export default ({ params }: PageProps) => <Cover id={params.id}><Tracks /></Cover>",
+      ].join("\n"),
+      [`${W}/pages/library/Tracks.tsx`]: "export const Tracks = () => <ol />",
+      [`${W}/components/Cover.tsx`]: [
+        'import { api } from "../state/api.js"',
+        // An import written in JSX text is not an import.
+        "export const Cover = () => <img alt='import \"../shell/Shell.js\"' src={api} />",
+      ].join("\n"),
+      [`${W}/state/router.ts`]: "export interface PageProps { readonly params: Record<string, string> }",
+      [`${W}/state/session.ts`]: 'import { api } from "./api.js"\nexport const session = api',
+      [`${W}/state/api.ts`]: "export const api = 1",
+      [`${W}/state/queueSync.ts`]: 'import { session } from "./session.js"',
+      [`${W}/sw/sw.ts`]: 'import { rules } from "./rules.js"',
+      [`${W}/sw/rules.ts`]: "export const rules = 1",
+      [`${W}/shims/node-crypto.ts`]: "export const randomUUID = () => crypto.randomUUID()",
+    }
+
+    it("passes an app whose every import runs down the layers", () => {
+      expect(messages(web)).toEqual([])
+    })
+
+    it("finds the circle of a page importing PageProps from the route registry that loads it", () => {
+      expect(
+        messages({
+          ...web,
+          [`${W}/shell/routes.tsx`]: [
+            "export interface PageProps { readonly params: Record<string, string> }",
+            'export const routes = [{ load: () => import("../pages/library/AlbumPage.js") }]',
+          ].join("\n"),
+          [`${W}/pages/library/AlbumPage.tsx`]: [
+            'import type { PageProps } from "../../shell/routes.js"',
+            "export default ({ params }: PageProps) => <h1>{params.id}</h1>",
+          ].join("\n"),
+        }),
+      ).toEqual([
+        `cycle: import cycle: ${W}/pages/library/AlbumPage.tsx -> ${W}/shell/routes.tsx -> ${W}/pages/library/AlbumPage.tsx`,
+        `web: ${W}/pages/library/AlbumPage.tsx imports ${W}/shell/routes.tsx: pages is below shell (state ← components ← pages ← shell ← main)`,
+      ])
+    })
+
+    it("flags every upward import, a page reaching into another area, JSX in state/ and a file in no layer", () => {
+      expect(
+        messages({
+          ...web,
+          [`${W}/components/addToPlaylist.ts`]: 'import { startRadio } from "../pages/library/Tracks.js"',
+          [`${W}/state/player.ts`]: 'import type { Shell } from "../shell/Shell.js"',
+          [`${W}/state/Banner.tsx`]: "export const Banner = () => <p />",
+          [`${W}/pages/admin/TrendsPage.tsx`]: 'import { Tracks } from "../library/Tracks.js"',
+          [`${W}/pages/home/HomePage.tsx`]: 'import { rules } from "../../sw/rules.js"',
+          [`${W}/app/keyboard.tsx`]: 'import { api } from "../state/api.js"',
+        }),
+      ).toEqual([
+        `web: ${W}/app/keyboard.tsx is in no web layer (state, components, pages, shell, main, sw)`,
+        `web: ${W}/components/addToPlaylist.ts imports ${W}/pages/library/Tracks.tsx: components is below pages (state ← components ← pages ← shell ← main)`,
+        `web: ${W}/pages/admin/TrendsPage.tsx imports ${W}/pages/library/Tracks.tsx: a page imports only its own area; move what areas share to components/`,
+        `web: ${W}/pages/home/HomePage.tsx imports ${W}/sw/rules.ts: the service worker shares no module with the app`,
+        `web: ${W}/state/Banner.tsx: state/ holds no JSX (a component belongs in components/)`,
+        `web: ${W}/state/player.ts imports ${W}/shell/Shell.tsx: state is below shell (state ← components ← pages ← shell ← main)`,
+      ])
+    })
+  })
+
   describe("SQL placement", () => {
     it("flags every SQL form outside a repository, with file and line", () => {
       expect(
