@@ -17,7 +17,8 @@ export const errorBody = (code: string, message: string): ErrorBody => ({ error:
 export interface ApiErrorClass<Self> {
   readonly code: string
   readonly status: number
-  new (props: { readonly message: string }): Self
+  /** The error a client decodes from the envelope, which carries the message only. */
+  readonly fromWire: (message: string) => Self
 }
 
 const Message = { message: Schema.String }
@@ -30,6 +31,10 @@ const coded = <C extends Constructor, const Code extends string>(Base: C, code: 
   class extends Base {
     static readonly code: Code = code
     static readonly status: number = status
+    /** A class with fields beyond the message overrides this: the envelope does not carry them. */
+    static fromWire(message: string): InstanceType<C> {
+      return new this({ message }) as InstanceType<C>
+    }
   }
 
 export class InvalidRequest extends coded(
@@ -53,13 +58,77 @@ export class RegistrationClosed extends coded(
   "registration_closed",
   403,
 ) {}
-export class NotFound extends coded(Schema.TaggedError<NotFound>()("NotFound", Message), "not_found", 404) {}
+/**
+ * What a `NotFound` names, so an adapter (Subsonic's error 70 "Song not found") picks its answer by type, never by
+ * message text. `unknown` is only what a client decodes: the envelope does not carry the resource.
+ */
+export const NotFoundResource = Schema.Literal(
+  "track",
+  "album",
+  "artist",
+  "genre",
+  "playlist",
+  "playlist_entry",
+  "image",
+  "lyrics",
+  "play",
+  "user",
+  "session",
+  "api_key",
+  "request",
+  "quarantine_entry",
+  "playback_error",
+  "rebuild_run",
+  "renderer",
+  "tag_source",
+  "installer",
+  "unknown",
+)
+export type NotFoundResource = typeof NotFoundResource.Type
+
+export class NotFound extends coded(
+  Schema.TaggedError<NotFound>()("NotFound", { ...Message, resource: NotFoundResource }),
+  "not_found",
+  404,
+) {
+  static override fromWire(message: string): NotFound {
+    return new NotFound({ message, resource: "unknown" })
+  }
+}
 export class MethodNotAllowed extends coded(
   Schema.TaggedError<MethodNotAllowed>()("MethodNotAllowed", Message),
   "method_not_allowed",
   405,
 ) {}
-export class Conflict extends coded(Schema.TaggedError<Conflict>()("Conflict", Message), "conflict", 409) {}
+/**
+ * Why a `Conflict` refuses, so an adapter tells them apart by type (Subsonic: a system playlist is "not
+ * authorized", 50). `unknown` is only what a client decodes: the envelope does not carry the reason.
+ */
+export const ConflictReason = Schema.Literal(
+  "system_playlist",
+  "username_taken",
+  "email_taken",
+  "last_admin",
+  "unknown_session",
+  "request_state",
+  "already_resolved",
+  "track_gone",
+  "unsafe_path",
+  "no_manager",
+  "no_matching_file",
+  "unknown",
+)
+export type ConflictReason = typeof ConflictReason.Type
+
+export class Conflict extends coded(
+  Schema.TaggedError<Conflict>()("Conflict", { ...Message, reason: ConflictReason }),
+  "conflict",
+  409,
+) {
+  static override fromWire(message: string): Conflict {
+    return new Conflict({ message, reason: "unknown" })
+  }
+}
 export class PayloadTooLarge extends coded(
   Schema.TaggedError<PayloadTooLarge>()("PayloadTooLarge", Message),
   "payload_too_large",
@@ -175,7 +244,7 @@ const envelopes = new WeakMap<object, Schema.Schema.Any>()
 
 /** The wire schema of an error class: the envelope with its code, annotated with its status. */
 export const envelopeOf = <Self extends { readonly message: string }, I>(
-  cls: ApiErrorClass<Self> & Schema.Schema<Self, I, never>,
+  cls: Schema.Schema<Self, I, never> & ApiErrorClass<NoInfer<Self>>,
 ): Schema.Schema<Self, ErrorBody, never> => {
   const cached = envelopes.get(cls)
   if (cached) return cached as unknown as Schema.Schema<Self, ErrorBody, never>
@@ -184,7 +253,7 @@ export const envelopeOf = <Self extends { readonly message: string }, I>(
     Schema.typeSchema(cls),
     {
       strict: false,
-      decode: (body) => new cls({ message: body.error.message }),
+      decode: (body) => cls.fromWire(body.error.message),
       encode: (error) => errorBody(cls.code, error.message),
     },
   ).annotations({

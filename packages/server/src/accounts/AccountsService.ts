@@ -210,13 +210,14 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     /** A reset link for an admin to hand over (CLI `users reset-link` with the server stopped). */
     const resetLink = Effect.fn("AccountsService.resetLink")(function* (username: string) {
       const user = yield* users.findByUsername(username)
-      if (Option.isNone(user)) return yield* new NotFound({ message: `no user named ${username}` })
+      if (Option.isNone(user)) return yield* new NotFound({ message: `no user named ${username}`, resource: "user" })
       return (yield* mintResetLink(user.value.id)).url
     })
 
     /** The same by id, for `POST /api/admin/users/{id}/reset-link`: the link and when it expires. */
     const resetLinkFor = Effect.fn("AccountsService.resetLinkFor")(function* (id: UserId) {
-      if (Option.isNone(yield* users.findById(id))) return yield* new NotFound({ message: "no such user" })
+      if (Option.isNone(yield* users.findById(id)))
+        return yield* new NotFound({ message: "no such user", resource: "user" })
       return yield* mintResetLink(id)
     })
 
@@ -330,9 +331,9 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       Effect.gen(function* () {
         yield* users.lockSignups
         const target = yield* users.findById(id)
-        if (Option.isNone(target)) return yield* new NotFound({ message: "no such user" })
+        if (Option.isNone(target)) return yield* new NotFound({ message: "no such user", resource: "user" })
         if (target.value.is_admin && (yield* users.countAdmins) <= 1) {
-          return yield* new Conflict({ message: "the last admin account cannot be deleted" })
+          return yield* new Conflict({ message: "the last admin account cannot be deleted", reason: "last_admin" })
         }
         yield* users.remove(id)
       }).pipe(
@@ -343,7 +344,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     const setDebugMode = Effect.fn("AccountsService.setDebugMode")(function* (id: UserId, enabled: boolean) {
       if (!(yield* users.setDebugMode(id, enabled, yield* currentDate))) {
-        return yield* new NotFound({ message: "no such user" })
+        return yield* new NotFound({ message: "no such user", resource: "user" })
       }
       return new DebugModeUpdated({ id, debug_mode_enabled: enabled })
     })

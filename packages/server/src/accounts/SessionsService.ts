@@ -89,7 +89,7 @@ export class SessionsService extends Effect.Service<SessionsService>()("@tonearm
     /** Only the owner's own session is deleted; any other id is 404 and untouched. */
     const revoke = Effect.fn("SessionsService.revoke")(function* (userId: UserId, sessionId: SessionId) {
       if (!(yield* sessions.deleteOwned(userId, sessionId))) {
-        return yield* new NotFound({ message: "no such session" })
+        return yield* new NotFound({ message: "no such session", resource: "session" })
       }
     })
 
@@ -97,7 +97,10 @@ export class SessionsService extends Effect.Service<SessionsService>()("@tonearm
     const logoutOthers = (userId: UserId, current: SessionId | undefined) =>
       Effect.gen(function* () {
         if (current === undefined || !(yield* sessions.lockOwned(userId, current))) {
-          return yield* new Conflict({ message: "the current session is unknown; no session was revoked" })
+          return yield* new Conflict({
+            message: "the current session is unknown; no session was revoked",
+            reason: "unknown_session",
+          })
         }
         return yield* sessions.deleteAllExcept(userId, current)
       }).pipe(

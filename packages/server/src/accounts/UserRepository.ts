@@ -28,9 +28,9 @@ export interface NewUser {
 }
 
 const conflictFrom = (error: unknown) =>
-  new Conflict({
-    message: violatedConstraint(error) === "users_email_key" ? "email is already in use" : "username is already taken",
-  })
+  violatedConstraint(error) === "users_email_key"
+    ? new Conflict({ message: "email is already in use", reason: "email_taken" })
+    : new Conflict({ message: "username is already taken", reason: "username_taken" })
 
 const count = (n: ReadonlyArray<{ n: number }>) => n[0]?.n ?? 0
 

@@ -125,7 +125,7 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
           const key = id.toLowerCase()
           if (!renderers.has(key)) yield* refreshConfigured
           const known = renderers.get(key)
-          if (known === undefined) return yield* new NotFound({ message: "no such renderer" })
+          if (known === undefined) return yield* new NotFound({ message: "no such renderer", resource: "renderer" })
           return known
         })
 
@@ -174,7 +174,7 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
         Effect.gen(function* () {
           if (!isTrackId(id)) return yield* new InvalidTrackId({ message: "track_id must be a UUID" })
           const [track] = yield* library.tracksByIds([id])
-          if (track === undefined) return yield* new NotFound({ message: "no such track" })
+          if (track === undefined) return yield* new NotFound({ message: "no such track", resource: "track" })
           return track
         })
 

@@ -47,7 +47,7 @@ export class PlaybackErrorsService extends Effect.Service<PlaybackErrorsService>
           message: message === undefined || message === "" ? null : message,
           now: yield* currentDate,
         })
-        if (id === undefined) return yield* new NotFound({ message: "no such track" })
+        if (id === undefined) return yield* new NotFound({ message: "no such track", resource: "track" })
         return new PlaybackErrorReported({ id: id as PlaybackErrorId })
       })
 
@@ -66,8 +66,10 @@ export class PlaybackErrorsService extends Effect.Service<PlaybackErrorsService>
       ) {
         const resolved = yield* errors.resolve({ id, resolution, by: admin, now: yield* currentDate })
         const row = yield* errors.byId(id)
-        if (Option.isNone(row)) return yield* new NotFound({ message: "no such playback error" })
-        if (!resolved) return yield* new Conflict({ message: "this playback error is already resolved" })
+        if (Option.isNone(row))
+          return yield* new NotFound({ message: "no such playback error", resource: "playback_error" })
+        if (!resolved)
+          return yield* new Conflict({ message: "this playback error is already resolved", reason: "already_resolved" })
         return toPlaybackError(row.value)
       })
 

@@ -32,7 +32,7 @@ export type ApkPlan =
     }
   | { readonly _tag: "Unsatisfiable"; readonly headers: Record<string, string> }
 
-const absent = new NotFound({ message: "no client installer is available" })
+const absent = new NotFound({ message: "no client installer is available", resource: "installer" })
 
 interface Installer {
   readonly apkPath: string

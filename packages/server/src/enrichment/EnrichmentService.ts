@@ -152,7 +152,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     const known = (id: string) =>
       (EXTERNAL_PROVIDER_IDS as ReadonlyArray<string>).includes(id)
         ? Effect.void
-        : Effect.fail(new NotFound({ message: `no tag source ${JSON.stringify(id)}` }))
+        : Effect.fail(new NotFound({ message: `no tag source ${JSON.stringify(id)}`, resource: "tag_source" }))
 
     // --- wake-ups: a change (scan seen, provider switched on, research) starts the drains at once ---
 

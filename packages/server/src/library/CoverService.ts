@@ -70,7 +70,7 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       ifNoneMatch: string | undefined,
     ) {
       const file = yield* files.coverFile(id)
-      if (Option.isNone(file)) return yield* new NotFound({ message: "this album has no cover" })
+      if (Option.isNone(file)) return yield* new NotFound({ message: "this album has no cover", resource: "image" })
       const { absolutePath, sizeBytes, mtimeMs, source } = file.value
       const key = createHash("sha256")
         .update(`${id}|${source}|${absolutePath}|${sizeBytes}|${mtimeMs}|${size ?? "original"}`)
@@ -81,7 +81,9 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       const original = yield* sourceBytes(file.value).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`cover of album ${id} unreadable: ${cause}`).pipe(
-            Effect.zipRight(Effect.fail(new NotFound({ message: "this album's cover cannot be read" }))),
+            Effect.zipRight(
+              Effect.fail(new NotFound({ message: "this album's cover cannot be read", resource: "image" })),
+            ),
           ),
         ),
       )
@@ -96,7 +98,9 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       const bytes = yield* resized(key, original.bytes, size).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`cover of album ${id} could not be resized: ${cause}`).pipe(
-            Effect.zipRight(Effect.fail(new NotFound({ message: "this album's cover is not a readable image" }))),
+            Effect.zipRight(
+              Effect.fail(new NotFound({ message: "this album's cover is not a readable image", resource: "image" })),
+            ),
           ),
         ),
       )
@@ -110,7 +114,7 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       ifNoneMatch: string | undefined,
     ) {
       const file = yield* files.artistImageFile(id)
-      if (Option.isNone(file)) return yield* new NotFound({ message: "this artist has no image" })
+      if (Option.isNone(file)) return yield* new NotFound({ message: "this artist has no image", resource: "image" })
       const { absolutePath, sizeBytes, mtimeMs, source } = file.value
       const key = createHash("sha256")
         .update(`artist|${id}|${source}|${sizeBytes}|${mtimeMs}|${size ?? "original"}`)
@@ -120,12 +124,16 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
       if (ifNoneMatchHits(ifNoneMatch, etag)) return { _tag: "NotModified", etag } satisfies CoverImage
       const bytes = yield* Effect.tryPromise(() => fs.readFile(absolutePath)).pipe(
         Effect.map((buffer) => new Uint8Array(buffer)),
-        Effect.catchAll(() => Effect.fail(new NotFound({ message: "this artist's image cannot be read" }))),
+        Effect.catchAll(() =>
+          Effect.fail(new NotFound({ message: "this artist's image cannot be read", resource: "image" })),
+        ),
       )
       if (size === undefined)
         return { _tag: "Image", etag, contentType: contentTypeOf(bytes, undefined), bytes } satisfies CoverImage
       const resizedBytes = yield* resized(key, bytes, size).pipe(
-        Effect.catchAll(() => Effect.fail(new NotFound({ message: "this artist's image is not a readable image" }))),
+        Effect.catchAll(() =>
+          Effect.fail(new NotFound({ message: "this artist's image is not a readable image", resource: "image" })),
+        ),
       )
       return { _tag: "Image", etag, contentType: "image/jpeg", bytes: resizedBytes } satisfies CoverImage
     })

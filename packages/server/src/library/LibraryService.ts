@@ -173,7 +173,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         browse.albumGenres(id),
         `album ${id}`,
       )
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such album" })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such album", resource: "album" })
       const tracks = yield* browse.albumTracks(id)
       const discs = yield* browse.albumDiscs(id)
       const { genres, ...row } = found.value
@@ -210,7 +210,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
         browse.artistGenres(id),
         `artist ${id}`,
       )
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist" })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such artist", resource: "artist" })
       const own = yield* browse.albumsBy(id, albumsMax)
       const appearsOn = yield* browse.appearsOn(id, albumsMax)
       const { genres, ...row } = found.value

@@ -116,7 +116,7 @@ export class LyricsService extends Effect.Service<LyricsService>()("@tonearm/ser
     /** A track's lyrics: None when it has none; NotFound when the track is unknown or its file is missing. */
     const find = Effect.fn("LyricsService.find")(function* (id: TrackId) {
       const found = yield* files.trackFile(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track" })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track", resource: "track" })
       const file = found.value
       const sidecars = yield* sidecarsOf(file.relativePath)
       const readers: { readonly [K in keyof LyricsFound]-?: Effect.Effect<LyricsFound[K]> } = {
@@ -137,7 +137,7 @@ export class LyricsService extends Effect.Service<LyricsService>()("@tonearm/ser
     const get = (id: TrackId) =>
       Effect.flatMap(find(id), (lyrics) =>
         Option.match(lyrics, {
-          onNone: () => Effect.fail(new NotFound({ message: "this track has no lyrics" })),
+          onNone: () => Effect.fail(new NotFound({ message: "this track has no lyrics", resource: "lyrics" })),
           onSome: Effect.succeed,
         }),
       )

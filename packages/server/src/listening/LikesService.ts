@@ -37,7 +37,8 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
 
     const set = (liked: boolean) =>
       Effect.fn("LikesService.set")(function* (userId: UserId, entity: LikeEntity, id: string) {
-        if (liked && !(yield* likes.exists(entity, id))) return yield* new NotFound({ message: `no such ${entity}` })
+        if (liked && !(yield* likes.exists(entity, id)))
+          return yield* new NotFound({ message: `no such ${entity}`, resource: entity })
         const now = yield* currentDate
         if (liked) yield* likes.add(userId, entity, id, now)
         else yield* likes.remove(userId, entity, id)

@@ -65,7 +65,9 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
 
     const trackFacts = (trackId: PlayStarted["track_id"]) =>
       Effect.flatMap(library.tracksByIds([trackId]), ([track]) =>
-        track === undefined ? Effect.fail(new NotFound({ message: "no such track" })) : Effect.succeed(track),
+        track === undefined
+          ? Effect.fail(new NotFound({ message: "no such track", resource: "track" }))
+          : Effect.succeed(track),
       )
 
     /** Stamps the pick kind and advances the rotation when the source is a system snapshot. */
@@ -136,7 +138,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const ended = (userId: UserId, id: PlayEventId, playedMs: number, forcedSkip: boolean) =>
       Effect.gen(function* () {
         const play = yield* plays.find(userId, id)
-        if (Option.isNone(play)) return yield* new NotFound({ message: "no such play event" })
+        if (Option.isNone(play)) return yield* new NotFound({ message: "no such play event", resource: "play" })
         // The first end wins; a later play_ended for the same play changes nothing.
         if (play.value.duration_played_ms !== null && !forcedSkip) return
         const length = play.value.track_duration_ms
@@ -194,7 +196,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
 
     const topTracks = Effect.fn("PlaysService.topTracks")(function* (userId: UserId, artistId: ArtistId) {
       const found = yield* library.artistsByIds([artistId])
-      if (found.length === 0) return yield* new NotFound({ message: "no such artist" })
+      if (found.length === 0) return yield* new NotFound({ message: "no such artist", resource: "artist" })
       const tracks = yield* library.tracksByIds(yield* plays.topTracks(userId, artistId, TOP_TRACKS_LIMIT))
       return new TopTracks({ tracks: yield* quarantine.withoutFlagged(userId, tracks, (track) => track.id) })
     })

@@ -24,7 +24,7 @@ import { TrackRemoval } from "../library/index.js"
 import { AcquisitionManager } from "./AcquisitionManager.js"
 import { QuarantineRepository } from "./QuarantineRepository.js"
 
-const noSuchTrack = new NotFound({ message: "no such track" })
+const noSuchTrack = new NotFound({ message: "no such track", resource: "track" })
 
 /**
  * Quarantine (spec "What the service does" 8; contract "Enrichment, requests, quarantine"): a listener
@@ -41,7 +41,8 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
 
     const entryOf = Effect.fn("QuarantineService.entryOf")(function* (id: string) {
       const found = yield* quarantine.byId(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such quarantine entry" })
+      if (Option.isNone(found))
+        return yield* new NotFound({ message: "no such quarantine entry", resource: "quarantine_entry" })
       return new QuarantineEntry(found.value)
     })
 
@@ -108,9 +109,11 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
       action: QuarantineAction,
     ) {
       const entry = yield* entryOf(id)
-      if (entry.resolved_at !== null) return yield* new Conflict({ message: "this flag is already resolved" })
+      if (entry.resolved_at !== null)
+        return yield* new Conflict({ message: "this flag is already resolved", reason: "already_resolved" })
       const trackId = entry.track_id
-      if (trackId === null) return yield* new Conflict({ message: "the track is no longer in the library" })
+      if (trackId === null)
+        return yield* new Conflict({ message: "the track is no longer in the library", reason: "track_gone" })
       let resolved = 0
       switch (action) {
         case "keep": {
@@ -126,6 +129,7 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
                 outcome === "outside_library"
                   ? "the track's file is not inside the library folder; nothing was deleted"
                   : "the track's path is not a regular file; nothing was deleted",
+              reason: "unsafe_path",
             })
           }
           resolved = yield* close(trackId, action, admin, true)
@@ -134,11 +138,12 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
         }
         case "delete_via_manager": {
           const track = yield* quarantine.trackForManager(trackId)
-          if (Option.isNone(track)) return yield* new Conflict({ message: "the track is no longer in the library" })
+          if (Option.isNone(track))
+            return yield* new Conflict({ message: "the track is no longer in the library", reason: "track_gone" })
           const outcome = yield* manager.deleteTrackFile(track.value).pipe(
             Effect.catchTags({
               ManagerNotConfigured: () =>
-                Effect.fail(new Conflict({ message: "no acquisition manager is configured" })),
+                Effect.fail(new Conflict({ message: "no acquisition manager is configured", reason: "no_manager" })),
               ManagerUnavailable: (error) =>
                 Effect.logWarning(`delete via manager failed: ${error.message}`).pipe(
                   Effect.zipRight(Effect.fail(new ServiceUnavailable({ message: error.message }))),
@@ -146,7 +151,10 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
             }),
           )
           if (outcome === "unknown_file") {
-            return yield* new Conflict({ message: "the acquisition manager has no file that matches this track" })
+            return yield* new Conflict({
+              message: "the acquisition manager has no file that matches this track",
+              reason: "no_matching_file",
+            })
           }
           resolved = yield* close(trackId, action, admin, true)
           yield* events.publish("quarantine.deleted_via_manager", null, { track_id: trackId })

@@ -29,10 +29,11 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
       ifNoneMatch: string | undefined,
     ) {
       const playlist = yield* playlists.find(id)
-      if (Option.isNone(playlist)) return yield* new NotFound({ message: "no such playlist" })
+      if (Option.isNone(playlist)) return yield* new NotFound({ message: "no such playlist", resource: "playlist" })
       yield* ensureOwned(playlist.value, user)
       const albums = yield* playlists.coverAlbums(id, 4)
-      if (albums.length === 0) return yield* new NotFound({ message: "this playlist has no album art yet" })
+      if (albums.length === 0)
+        return yield* new NotFound({ message: "this playlist has no album art yet", resource: "image" })
       const tiles = albums.length >= 4 ? albums.slice(0, 4) : albums.slice(0, 1)
       const images = yield* Effect.forEach(tiles, (album) =>
         covers
@@ -71,7 +72,9 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
       ).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`collage of playlist ${id} failed: ${cause}`).pipe(
-            Effect.zipRight(Effect.fail(new NotFound({ message: "this playlist's covers cannot be read" }))),
+            Effect.zipRight(
+              Effect.fail(new NotFound({ message: "this playlist's covers cannot be read", resource: "image" })),
+            ),
           ),
         ),
       )

@@ -4,12 +4,19 @@ import type { PlaylistRecord } from "./PlaylistRepository.js"
 
 /** Another user's playlist does not exist for the caller (404), whatever it is. */
 export const ensureOwned = (playlist: PlaylistRecord, user: UserId) =>
-  playlist.owner_id === user ? Effect.succeed(playlist) : Effect.fail(new NotFound({ message: "no such playlist" }))
+  playlist.owner_id === user
+    ? Effect.succeed(playlist)
+    : Effect.fail(new NotFound({ message: "no such playlist", resource: "playlist" }))
 
 /** System playlists are rebuilt by the server and cannot be edited by these routes (contract: 409). */
 export const ensureEditable = (playlist: PlaylistRecord, user: UserId) =>
   Effect.flatMap(ensureOwned(playlist, user), (owned) =>
     owned.system_variant === null
       ? Effect.succeed(owned)
-      : Effect.fail(new Conflict({ message: "system playlists are rebuilt by the server and cannot be edited" })),
+      : Effect.fail(
+          new Conflict({
+            message: "system playlists are rebuilt by the server and cannot be edited",
+            reason: "system_playlist",
+          }),
+        ),
   )

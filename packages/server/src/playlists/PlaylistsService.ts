@@ -53,7 +53,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
     const load = (id: PlaylistId) =>
       Effect.flatMap(playlists.find(id), (found) =>
         Option.match(found, {
-          onNone: () => Effect.fail(new NotFound({ message: "no such playlist" })),
+          onNone: () => Effect.fail(new NotFound({ message: "no such playlist", resource: "playlist" })),
           onSome: Effect.succeed,
         }),
       )
@@ -92,7 +92,9 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
 
     const ensureTracks = (ids: ReadonlyArray<TrackId>) =>
       Effect.flatMap(playlists.missingTracks(ids), (missing) =>
-        missing.length === 0 ? Effect.void : Effect.fail(new NotFound({ message: `no such track: ${missing[0]}` })),
+        missing.length === 0
+          ? Effect.void
+          : Effect.fail(new NotFound({ message: `no such track: ${missing[0]}`, resource: "track" })),
       )
 
     /** Writes entries, logs the changes and stamps the playlist, in one transaction. */
@@ -215,7 +217,9 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
         const unknown = entryIds.find((entry) => !entries.some((existing) => existing.entry_id === entry))
         return unknown === undefined
           ? Effect.succeed(entries.filter((entry) => !drop.has(entry.entry_id)))
-          : Effect.fail(new NotFound({ message: `no such entry in this playlist: ${unknown}` }))
+          : Effect.fail(
+              new NotFound({ message: `no such entry in this playlist: ${unknown}`, resource: "playlist_entry" }),
+            )
       })
     })
 

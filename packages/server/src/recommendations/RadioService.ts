@@ -51,7 +51,9 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
         })
         .pipe(
           Effect.catchTag("RadioSeedNotFound", () =>
-            Effect.fail(new NotFound({ message: `no ${seedText(request.seed)} in the library` })),
+            Effect.fail(
+              new NotFound({ message: `no ${seedText(request.seed)} in the library`, resource: request.seed.kind }),
+            ),
           ),
         )
       const kept = picks.filter((pick) => !flagged.has(pick.track_id)).slice(0, size)

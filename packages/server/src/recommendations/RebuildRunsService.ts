@@ -43,7 +43,8 @@ export class RebuildRunsService extends Effect.Service<RebuildRunsService>()("@t
         if (request.username === undefined) return users.map((user) => user.id)
         const wanted = request.username.toLowerCase()
         const found = users.find((user) => user.username.toLowerCase() === wanted)
-        if (found === undefined) return yield* new NotFound({ message: `no user named ${request.username}` })
+        if (found === undefined)
+          return yield* new NotFound({ message: `no user named ${request.username}`, resource: "user" })
         return [found.id]
       })
 
@@ -90,7 +91,8 @@ export class RebuildRunsService extends Effect.Service<RebuildRunsService>()("@t
 
     const status = Effect.fn("RebuildRunsService.status")(function* (id: RebuildRunId) {
       const run = (yield* Ref.get(runs)).get(id)
-      if (run === undefined) return yield* new NotFound({ message: "no such rebuild run on this server" })
+      if (run === undefined)
+        return yield* new NotFound({ message: "no such rebuild run on this server", resource: "rebuild_run" })
       return run
     })
 

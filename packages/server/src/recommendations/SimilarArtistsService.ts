@@ -18,7 +18,8 @@ export class SimilarArtistsService extends Effect.Service<SimilarArtistsService>
       const sources = yield* SuggestionSources
 
       const similar = Effect.fn("SimilarArtistsService.similar")(function* (id: ArtistId) {
-        if ((yield* library.artistsByIds([id])).length === 0) return yield* new NotFound({ message: "no such artist" })
+        if ((yield* library.artistsByIds([id])).length === 0)
+          return yield* new NotFound({ message: "no such artist", resource: "artist" })
         const found = (yield* similarFromAll(sources, [id], SIMILAR_ARTISTS_LIMIT)).get(id) ?? []
         const best = new Map<string, number>()
         for (const candidate of found)

@@ -45,7 +45,9 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
       events.publish("request.status_changed", request.user_id, { request_id: request.id, status: request.status })
 
     const found = (request: AcquisitionRequest | undefined) =>
-      request === undefined ? Effect.fail(new NotFound({ message: "no such request" })) : Effect.succeed(request)
+      request === undefined
+        ? Effect.fail(new NotFound({ message: "no such request", resource: "request" }))
+        : Effect.succeed(request)
 
     /** One add attempt for one approved, unconfirmed request, its row locked for this replica. */
     const tryAdd = (id: string) =>
@@ -100,11 +102,14 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
 
     const cancel = Effect.fn("RequestsService.cancel")(function* (user: UserId, id: string) {
       const request = yield* Effect.flatMap(requests.byId(id), found)
-      if (request.user_id !== user) return yield* new NotFound({ message: "no such request" })
+      if (request.user_id !== user) return yield* new NotFound({ message: "no such request", resource: "request" })
       if (request.status === "cancelled") return request
       const cancelled = yield* requests.transition(id, ["pending", "approved"], "cancelled", undefined)
       if (cancelled === undefined)
-        return yield* new Conflict({ message: `a request that is ${request.status} cannot be cancelled` })
+        return yield* new Conflict({
+          message: `a request that is ${request.status} cannot be cancelled`,
+          reason: "request_state",
+        })
       yield* announce(cancelled)
       return cancelled
     })
@@ -120,7 +125,10 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
       }
       const approved = yield* approveStored(id, admin)
       if (approved === undefined)
-        return yield* new Conflict({ message: `a request that is ${request.status} cannot be approved` })
+        return yield* new Conflict({
+          message: `a request that is ${request.status} cannot be approved`,
+          reason: "request_state",
+        })
       yield* tryAdd(id)
       return yield* reread(id)
     })
@@ -139,7 +147,10 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
         reason: reason?.trim() === "" ? null : (reason ?? null),
       })
       if (rejected === undefined)
-        return yield* new Conflict({ message: `a request that is ${request.status} cannot be rejected` })
+        return yield* new Conflict({
+          message: `a request that is ${request.status} cannot be rejected`,
+          reason: "request_state",
+        })
       yield* announce(rejected)
       return rejected
     })

@@ -29,7 +29,7 @@ export class CastService extends Effect.Service<CastService>()("@tonearm/server/
         return yield* new InvalidTrackId({ message: "track_id must be a UUID" })
       }
       const track = yield* files.track(input.trackId)
-      if (Option.isNone(track)) return yield* new NotFound({ message: "no such track" })
+      if (Option.isNone(track)) return yield* new NotFound({ message: "no such track", resource: "track" })
       const nowSeconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
       const exp = nowSeconds + clampStreamTokenLifetime(input.expSeconds)
       const token = signStreamToken(Redacted.value(secret.key), input.trackId, exp)

@@ -148,7 +148,7 @@ export class StreamService extends Effect.Service<StreamService>()("@tonearm/ser
       request: { readonly range?: string | undefined; readonly ifRange?: string | undefined },
     ) {
       const found = yield* files.trackFile(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track" })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track", resource: "track" })
       return planFile(found.value, request)
     })
 
@@ -160,7 +160,7 @@ export class StreamService extends Effect.Service<StreamService>()("@tonearm/ser
      */
     const respond = Effect.fn("StreamService.respond")(function* (id: TrackId, request: StreamRequest) {
       const found = yield* files.trackFile(id)
-      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track" })
+      if (Option.isNone(found)) return yield* new NotFound({ message: "no such track", resource: "track" })
       const file = found.value
       const decision = decideStream(
         request.transcode ?? {},

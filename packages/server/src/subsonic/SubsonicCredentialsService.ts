@@ -67,7 +67,8 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
         userId: UserId,
         id: ApiKeyId,
       ) {
-        if (!(yield* store.deleteKey(userId, id))) return yield* new NotFound({ message: "no such API key" })
+        if (!(yield* store.deleteKey(userId, id)))
+          return yield* new NotFound({ message: "no such API key", resource: "api_key" })
       })
 
       /**
