@@ -1,6 +1,6 @@
 import { batch, computed, effect, signal } from "@preact/signals"
 import { trackStreamUrl } from "@tonearm/client-sdk"
-import { isSkip, type PlaybackErrorKind, type Track } from "@tonearm/core"
+import type { PlaybackErrorKind, Track } from "@tonearm/core"
 import { DateTime } from "effect"
 import { api, isApiError } from "./api.js"
 import { clientId } from "./clientId.js"
@@ -13,6 +13,7 @@ import {
   type StreamChoice,
   streamOptions,
 } from "./playbackFormat.js"
+import { listenedBetween, offlinePlayedMs, type PlayClose, type PlayEnd, playEnd } from "./playReport.js"
 import {
   type AppliedGain,
   elementVolume,
@@ -29,8 +30,8 @@ import {
  * Reporting: `play_started` once the track really plays (with the queue's `source`, `device_class: "web"`,
  * the browser's `client_id`); when the track ends by itself `play_ended` with the time actually listened;
  * when the listener moves on early `play_skipped` at the position, or `play_ended` when that position no
- * longer counts as a skip by the server's own rule (`isSkip` from @tonearm/core), so listening most of a
- * track and pressing next is still a play. A play whose start could not reach the server is kept in
+ * longer counts as a skip by the server's own rule, so listening most of a track and pressing next is still a
+ * play (the rules: playReport.ts). A play whose start could not reach the server is kept in
  * localStorage and sent later as `play_offline` with its original start time.
  */
 
@@ -132,7 +133,7 @@ interface OpenPlay {
   listenedMs: number
   lastTime: number
   /** How it was closed, once it is (the end is reported after the start lands). */
-  closed?: "ended" | "left"
+  closed?: PlayClose
 }
 
 let open: OpenPlay | undefined
@@ -193,7 +194,7 @@ const reportStart = (play: OpenPlay) => {
           at: play.startedAt,
           ...(play.source === undefined ? {} : { source: play.source }),
           device_class: "web",
-          duration_played_ms: Math.round(play.listenedMs),
+          duration_played_ms: offlinePlayedMs(play.listenedMs, play.track.duration_ms),
           open: open === play,
         },
       ])
@@ -201,9 +202,9 @@ const reportStart = (play: OpenPlay) => {
   )
 }
 
-const reportEnd = async (play: OpenPlay, how: "ended" | "left", keepalive = false) => {
-  const listened = Math.round(play.listenedMs)
+const reportEnd = async (play: OpenPlay, how: PlayClose, keepalive = false) => {
   if (play.offlineKey !== undefined) {
+    const listened = offlinePlayedMs(play.listenedMs, play.track.duration_ms)
     writeOffline(
       readOffline().map((pending) =>
         pending.key === play.offlineKey ? { ...pending, duration_played_ms: listened, open: false } : pending,
@@ -213,11 +214,7 @@ const reportEnd = async (play: OpenPlay, how: "ended" | "left", keepalive = fals
     return
   }
   if (play.playEventId === undefined) return // the start is still in flight: reportStart ends it when it lands
-  const positionMs = Math.round(play.lastTime * 1000)
-  const payload =
-    how === "left" && isSkip(listened, play.track.duration_ms)
-      ? { type: "play_skipped" as const, play_event_id: play.playEventId, position_ms: positionMs }
-      : { type: "play_ended" as const, play_event_id: play.playEventId, duration_played_ms: listened }
+  const payload = playEnd(play.playEventId, how, play.listenedMs, play.lastTime, play.track.duration_ms)
   await api((client) => client.plays.report({ payload: payload as never }), undefined, { keepalive }).catch(
     (error: unknown) => {
       // The start reached the server but the end cannot: keep the end and send it with the offline plays.
@@ -227,17 +224,14 @@ const reportEnd = async (play: OpenPlay, how: "ended" | "left", keepalive = fals
 }
 
 const ENDS_KEY = "tonearm.pending-ends"
-type PendingEnd =
-  | { readonly type: "play_skipped"; readonly play_event_id: string; readonly position_ms: number }
-  | { readonly type: "play_ended"; readonly play_event_id: string; readonly duration_played_ms: number }
-const readEnds = (): Array<PendingEnd> => {
+const readEnds = (): Array<PlayEnd> => {
   try {
-    return JSON.parse(localStorage.getItem(ENDS_KEY) ?? "[]") as Array<PendingEnd>
+    return JSON.parse(localStorage.getItem(ENDS_KEY) ?? "[]") as Array<PlayEnd>
   } catch {
     return []
   }
 }
-const writeEnds = (ends: ReadonlyArray<PendingEnd>) => localStorage.setItem(ENDS_KEY, JSON.stringify(ends))
+const writeEnds = (ends: ReadonlyArray<PlayEnd>) => localStorage.setItem(ENDS_KEY, JSON.stringify(ends))
 
 let flushing = false
 /** Sends every finished offline play as `play_offline` with its original start time; keeps those that fail. */
@@ -282,7 +276,7 @@ export const flushOffline = async () => {
 addEventListener("online", () => void flushOffline())
 setInterval(() => void flushOffline(), 30_000)
 
-const closePlay = (how: "ended" | "left") => {
+const closePlay = (how: PlayClose) => {
   const play = open
   open = undefined
   if (play === undefined) return
@@ -545,9 +539,8 @@ const listen = (element: HTMLAudioElement) => {
       }
     }
     if (open !== undefined) {
-      const delta = time - open.lastTime
-      // Only steady playback counts as listening: a seek is a jump of more than a couple of seconds.
-      if (delta > 0 && delta < 2) open.listenedMs += delta * 1000
+      // Only steady playback counts as listening: a seek is a jump (playReport.ts).
+      open.listenedMs += listenedBetween(open.lastTime, time)
       open.lastTime = time
     }
     preloadNext()
