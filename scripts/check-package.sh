@@ -65,21 +65,11 @@ expected=$(node -p 'require("./packages/cli/package.json").version')
 [ "$version" = "$expected" ] || fail "tonearm --version printed '$version', expected '$expected'"
 echo "check-package: tonearm --version → $version"
 
-# A small library of real files: the scan runs on the installed parse worker.
+# A small library of real, tagged files (mp3, flac, m4a, ogg, opus) from the project's own generator (ffmpeg-made
+# audio, our tag writers; CI installs ffmpeg for the tests): the scan runs on the installed parse worker.
 mkdir -p "$work/music" "$work/data"
-node -e '
-  const fs = require("fs"), path = require("path")
-  const from = process.argv[1], to = process.argv[2]
-  const fixtures = fs.existsSync(from) ? fs.readdirSync(from).filter((name) => /\.(mp3|flac|ogg|m4a)$/i.test(name)).slice(0, 8) : []
-  for (const name of fixtures) fs.copyFileSync(path.join(from, name), path.join(to, name))
-' "${TONEARM_PACKAGE_FIXTURES:-/work/shared/data/real-audio}" "$work/music"
-# Without those fixtures (another machine), two tagged files from ffmpeg (which CI installs for the tests).
-if [ -z "$(ls -A "$work/music")" ] && command -v ffmpeg >/dev/null 2>&1; then
-  for n in 1 2; do
-    ffmpeg -loglevel error -f lavfi -i "sine=frequency=440:duration=1" -metadata title="Check $n" \
-      -metadata artist="Package Check" -metadata album="Installed" -metadata track="$n" "$work/music/0$n.mp3"
-  done
-fi
+pnpm --silent exec tsx packages/server/fixtures/cli.ts generate --out "$work/music" --tracks 60 --seed 1 >/dev/null ||
+  fail "the fixture generator could not write the check's library (is ffmpeg installed?)"
 chmod -R a+rwX "$work/music" "$work/data"
 
 # An external PostgreSQL gets a throwaway database for the check (created here, dropped at the end), through the

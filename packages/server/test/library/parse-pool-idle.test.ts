@@ -1,16 +1,17 @@
-import * as fs from "node:fs"
 import * as path from "node:path"
 import { expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { ParsePool } from "../../src/library/ParsePool.js"
-import { REAL_AUDIO } from "../support/library.js"
+import { wildSamples } from "../support/library.js"
 
-const someAudio = () =>
-  fs
-    .readdirSync(REAL_AUDIO)
-    .filter((name) => /\.(mp3|flac)$/i.test(name))
+/** Six readable mp3 and FLAC files of the wild library. */
+const someAudio = async () => {
+  const { root, manifest } = await wildSamples()
+  return manifest.files
+    .filter((file) => file.parses && /\.(mp3|flac)$/i.test(file.path))
     .slice(0, 6)
-    .map((name) => path.join(REAL_AUDIO, name))
+    .map((file) => path.join(root, file.path))
+}
 
 it.live(
   "parse workers stop after an idle period and start again with the next job",
@@ -18,7 +19,8 @@ it.live(
     Effect.gen(function* () {
       const pool = yield* ParsePool
       const live = pool.liveWorkers!
-      const files = someAudio()
+      const files = yield* Effect.promise(someAudio)
+      expect(files).toHaveLength(6)
       expect(yield* live).toBe(0) // nothing started before the first job
 
       const first = yield* pool.parseMany(files)

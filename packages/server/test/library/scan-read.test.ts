@@ -2,6 +2,7 @@ import * as fs from "node:fs"
 import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Chunk, Clock, Effect, Layer, Stream } from "effect"
+import { SAMPLE } from "../../fixtures/wild.js"
 import { type ParsedFile, ParsePool } from "../../src/library/ParsePool.js"
 import type { DirtyFolder } from "../../src/library/scan/plan.js"
 import {
@@ -12,7 +13,7 @@ import {
   readFolders,
 } from "../../src/library/scan/read.js"
 import type { FoundFile } from "../../src/library/walk.js"
-import { makeLibrary, REAL_AUDIO } from "../support/library.js"
+import { makeLibrary, wildSamples } from "../support/library.js"
 import { tags } from "./scanPhases.js"
 
 /**
@@ -63,11 +64,11 @@ describe("scan read", () => {
 
   it.live("with the real parse pool, readable files become tracks and unreadable ones scan errors", () =>
     Effect.gen(function* () {
-      const real = fs.readdirSync(REAL_AUDIO).filter((name) => name.endsWith(".flac") || name.endsWith(".mp3"))
+      const wild = (yield* Effect.promise(wildSamples)).root
       const root = makeLibrary({
-        "One/a.flac": path.join(REAL_AUDIO, real.find((name) => name.endsWith(".flac"))!),
-        "One/b.mp3": path.join(REAL_AUDIO, real.find((name) => name.endsWith(".mp3"))!),
-        "Two/c.mp3": path.join(REAL_AUDIO, real.find((name) => name.endsWith(".mp3"))!),
+        "One/a.flac": path.join(wild, SAMPLE.flac),
+        "One/b.mp3": path.join(wild, SAMPLE.mp3),
+        "Two/c.mp3": path.join(wild, SAMPLE.cutMp3),
       })
       fs.writeFileSync(path.join(root, "Two/junk.mp3"), "this is not audio at all, only text with an mp3 name")
       const found = (folder: string, names: ReadonlyArray<string>): DirtyFolder => ({

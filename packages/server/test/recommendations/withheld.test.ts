@@ -1,16 +1,18 @@
 import * as path from "node:path"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { SAMPLE } from "../../fixtures/wild.js"
 import { signUpFirstAdmin } from "../support/accounts.js"
-import { makeLibrary, REAL_AUDIO, scanNow } from "../support/library.js"
+import { makeLibrary, scanNow, wildSamples } from "../support/library.js"
 import { arrangePlays, libraryTracks } from "../support/listening.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 // Three tracks: too few for any discovery mix.
+const wild = (await wildSamples()).root
 const root = makeLibrary({
-  "A/one.mp3": path.join(REAL_AUDIO, "04-Strawberry.mp3"),
-  "A/two.mp3": path.join(REAL_AUDIO, "29 - Dominator.mp3"),
-  "B/three.flac": path.join(REAL_AUDIO, "04 Long Drive.flac"),
+  "A/one.mp3": path.join(wild, SAMPLE.cutMp3),
+  "A/two.mp3": path.join(wild, SAMPLE.mp3Cbr),
+  "B/three.flac": path.join(wild, SAMPLE.flacPlain),
 })
 
 layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout: "120 seconds" })(

@@ -3,15 +3,18 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { bearer, makeTonearmClient } from "@tonearm/client-sdk"
 import { Effect } from "effect"
+import { SAMPLE } from "../../fixtures/wild.js"
 import { signUpFirstAdmin } from "../support/accounts.js"
-import { makeLibrary, REAL_AUDIO, scanNow } from "../support/library.js"
+import { makeLibrary, scanNow, wildSamples } from "../support/library.js"
 import { raw, rawJson } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
+const wild = (await wildSamples()).root
+// The .opus is Ogg Vorbis inside: the MIME type follows the extension, not the codec.
 const library = makeLibrary({
-  "A/B/01 One.mp3": path.join(REAL_AUDIO, "04-Strawberry.mp3"),
-  "A/B/02 Two.flac": path.join(REAL_AUDIO, "04 Long Drive.flac"),
-  "A/C/03.opus": path.join(REAL_AUDIO, "MusicBrainz - Beth Hart - Sinner's Prayer.ogg"),
+  "A/B/01 One.mp3": path.join(wild, SAMPLE.cutMp3),
+  "A/B/02 Two.flac": path.join(wild, SAMPLE.flacPlain),
+  "A/C/03.opus": path.join(wild, SAMPLE.ogg),
 })
 
 const trackBySuffix = (suffix: string) =>

@@ -6,25 +6,22 @@ import { expect, layer } from "@effect/vitest"
 import { bearer, makeTonearmClient } from "@tonearm/client-sdk"
 import { signStreamToken, TrackId } from "@tonearm/core"
 import { Effect, Redacted } from "effect"
+import { SAMPLE } from "../../fixtures/wild.js"
 import { StreamSecret } from "../../src/streaming/index.js"
 import { signUpFirstAdmin } from "../support/accounts.js"
-import { makeLibrary, REAL_AUDIO, scanNow } from "../support/library.js"
+import { makeLibrary, scanNow, wildSamples } from "../support/library.js"
 import { raw } from "../support/raw.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
 
+// Stereo files with embedded art in every served container (lossless m4a, ID3 in WAV), a cut mp3, raw ADTS.
+const wild = (await wildSamples()).root
 const library = makeLibrary({
-  "Union Youth/The Royal Gene/04 Strawberry.mp3": path.join(REAL_AUDIO, "04-Strawberry.mp3"),
-  "Beth Hart/Sinner's Prayer/01 Sinner's Prayer.flac": path.join(
-    REAL_AUDIO,
-    "MusicBrainz - Beth Hart - Sinner's Prayer.flac",
-  ),
-  "Beth Hart/Sinner's Prayer (m4a)/01.m4a": path.join(REAL_AUDIO, "MusicBrainz - Beth Hart - Sinner's Prayer.m4a"),
-  "Beth Hart/Sinner's Prayer (ogg)/01.ogg": path.join(REAL_AUDIO, "MusicBrainz - Beth Hart - Sinner's Prayer.ogg"),
-  "Beth Hart/Sinner's Prayer (wav)/01.WAV": path.join(
-    REAL_AUDIO,
-    "MusicBrainz - Beth Hart - Sinner's Prayer [id3v2.3].wav",
-  ),
-  "ADTS/adts.aac": path.join(REAL_AUDIO, "aac/adts-mpeg4.aac"),
+  "Union Youth/The Royal Gene/04 Strawberry.mp3": path.join(wild, SAMPLE.cutMp3),
+  "Beth Hart/Sinner's Prayer/01 Sinner's Prayer.flac": path.join(wild, SAMPLE.flac),
+  "Beth Hart/Sinner's Prayer (m4a)/01.m4a": path.join(wild, SAMPLE.alac),
+  "Beth Hart/Sinner's Prayer (ogg)/01.ogg": path.join(wild, SAMPLE.ogg),
+  "Beth Hart/Sinner's Prayer (wav)/01.WAV": path.join(wild, SAMPLE.wav),
+  "ADTS/adts.aac": path.join(wild, SAMPLE.adts),
 })
 // A link out of the library is never indexed nor served.
 fs.symlinkSync("/etc/hosts", path.join(library, "ADTS", "escape.mp3"))

@@ -8,9 +8,10 @@ import { expect, layer } from "@effect/vitest"
 import { makeTonearmClient } from "@tonearm/client-sdk"
 import { signStreamToken, type TrackId } from "@tonearm/core"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
+import { SAMPLE } from "../../fixtures/wild.js"
 import { StreamSecret } from "../../src/streaming/index.js"
 import { PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
-import { makeLibrary, REAL_AUDIO, scanNow } from "../support/library.js"
+import { makeLibrary, scanNow, wildSamples } from "../support/library.js"
 import { raw } from "../support/raw.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
 
@@ -22,15 +23,11 @@ execFileSync("ffmpeg", [
   longTone,
 ])
 
+const wild = (await wildSamples()).root
 const library = makeLibrary({
-  "Beth Hart/Sinner's Prayer/01 Sinner's Prayer.flac": path.join(
-    REAL_AUDIO,
-    "MusicBrainz - Beth Hart - Sinner's Prayer.flac",
-  ),
-  "Beth Hart/Sinner's Prayer (mp3)/01 Sinner's Prayer.mp3": path.join(
-    REAL_AUDIO,
-    "MusicBrainz - Beth Hart - Sinner's Prayer [id3v2.4].V2.mp3",
-  ),
+  // 2.2 s of stereo FLAC with pictures; the mp3 is LAME VBR V2 (well under 320 kbit/s).
+  "Beth Hart/Sinner's Prayer/01 Sinner's Prayer.flac": path.join(wild, SAMPLE.flac),
+  "Beth Hart/Sinner's Prayer (mp3)/01 Sinner's Prayer.mp3": path.join(wild, SAMPLE.mp3),
   "Tone/Ten Minutes/01 Tone.flac": longTone,
 })
 

@@ -4,9 +4,6 @@ import * as path from "node:path"
 import { Effect, Option } from "effect"
 import { Scanner } from "../../src/library/index.js"
 
-/** Real tagged files from the shared robustness set (read-only; copied only into temporary libraries). */
-export const REAL_AUDIO = process.env.TONEARM_REAL_AUDIO_DIR ?? "/work/shared/data/real-audio"
-
 /** A temporary library folder; `files` maps a relative destination to a source file to copy. */
 export const makeLibrary = (files: Record<string, string>): string => {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-lib-"))
@@ -29,6 +26,23 @@ export const fixtureLibrary = async () => {
   const { generateFixtureLibrary } = await import("../../fixtures/audio.js")
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-fixtures-"))
   const manifest = await generateFixtureLibrary(root)
+  return { root, manifest }
+}
+
+/**
+ * The wild library's cached folder (files as taggers and encoders leave them, made with ffmpeg; `SAMPLE` names
+ * the streaming samples) and its ground truth. Read-only: copy files out with `makeLibrary`, or use `wildLibrary`.
+ */
+export const wildSamples = async () => {
+  const { wildLibraryCache } = await import("../../fixtures/wild.js")
+  return wildLibraryCache()
+}
+
+/** A fresh copy of the wild library and its ground truth. */
+export const wildLibrary = async () => {
+  const { generateWildLibrary } = await import("../../fixtures/wild.js")
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "tonearm-wild-"))
+  const manifest = await generateWildLibrary(root)
   return { root, manifest }
 }
 

@@ -29,7 +29,7 @@ export interface WebServer {
 }
 
 /**
- * A real Tonearm server (fresh database, the real-audio fixture library scanned) serving the built web app. With
+ * A real Tonearm server (fresh database, the ffmpeg-made fixture library scanned) serving the built web app. With
  * `libraryDir` in the overrides, that library is scanned instead (a test's own fixture files).
  */
 export const startEmptyServer = async (overrides: Partial<TonearmSettings> = {}): Promise<Omit<WebServer, "admin">> => {
