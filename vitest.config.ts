@@ -1,9 +1,22 @@
 import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
+/** Browser tests: the web player in Chromium against a real server. */
+const BROWSER_TESTS = ["packages/web/test/e2e/**"]
+/** Tests about a process boundary: the CLI spawned, a real UPnP speaker, the engine's own processes. */
+const PROCESS_TESTS = [
+  "packages/cli/test/**",
+  "packages/server/test/cast/gmediarender.test.ts",
+  "packages/server/test/cast/ssdp-discovery.test.ts",
+  "packages/server/test/recommendations/engine-worker*.test.ts",
+]
+/** `pnpm test:fast` (TONEARM_TEST_LAYERS=fast): the inner loop, without the browser and process layers. */
+const fast = process.env.TONEARM_TEST_LAYERS === "fast"
+
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "packages/*/src/**/*.test.ts"],
+    exclude: ["**/node_modules/**", "**/dist/**", ...(fast ? [...BROWSER_TESTS, ...PROCESS_TESTS] : [])],
     globalSetup: ["packages/server/test/support/globalSetup.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,

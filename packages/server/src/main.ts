@@ -68,6 +68,7 @@ import {
   AccountLifecycleLive,
   DiscoverHttpLive,
   DiscoverService,
+  EnginePlacement,
   RadioHttpLive,
   RadioService,
   RebuildRunsService,
@@ -75,6 +76,7 @@ import {
   RebuildSchedulerLive,
   RebuildService,
   RebuildsHttpLive,
+  RecommendationEngine,
   RecommendationEngineWorker,
   RecommendationsHttpLive,
   RecommendationsService,
@@ -144,8 +146,12 @@ const DiagnosticsServicesLive = Layer.mergeAll(
 /** Listening data, built on the library, the change log and the event bus. */
 const ListeningServicesLive = Layer.mergeAll(LikesService.Default, PlaylistsService.Default, PlaylistCover.Default)
 
-/** Where the recommendation engine computes: its own processes, off the HTTP event loop. */
-const RecommendationEngineLive = RecommendationEngineWorker()
+/** Where the recommendation engine computes: its own processes, off the HTTP event loop (tests may place it here). */
+const RecommendationEngineLive = Layer.unwrapEffect(
+  Effect.map(EnginePlacement, (placement) =>
+    placement === "in-process" ? RecommendationEngine.inProcess : RecommendationEngineWorker(),
+  ),
+)
 
 /** The recommendation service, over listening data and the live tuning. */
 const RecommendationServicesLive = Layer.mergeAll(

@@ -84,6 +84,14 @@ export interface RebuildResult {
 }
 
 /**
+ * Where the server places the engine: its own processes (the default, production), or the calling fiber for tests
+ * that are not about the process boundary (no process to spawn per test file; TestClock and TestRandom reach it).
+ */
+export class EnginePlacement extends Context.Reference<EnginePlacement>()("@tonearm/server/EnginePlacement", {
+  defaultValue: (): "processes" | "in-process" => "processes",
+}) {}
+
+/**
  * Where the pure engine runs. The computation is CPU-heavy, so production runs it off the HTTP event loop;
  * `inProcess` runs it on the calling fiber (tests, the CLI). Clock and Random come from the caller's fiber
  * in process.

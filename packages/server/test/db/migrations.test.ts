@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { migrations, runMigrations } from "../../src/db/Migrations.js"
-import { TestDatabaseLive } from "../support/TestDatabase.js"
+import { EmptyTestDatabaseLive } from "../support/TestDatabase.js"
 
 describe("database versioning (spec Versioning)", () => {
   it("migrations are numbered sequentially from 0001 with no gap", () => {
@@ -11,7 +11,7 @@ describe("database versioning (spec Versioning)", () => {
   })
 })
 
-layer(TestDatabaseLive)("migrations", (it) => {
+layer(EmptyTestDatabaseLive)("migrations", (it) => {
   it.effect("run at boot, recorded, and a second run applies nothing", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

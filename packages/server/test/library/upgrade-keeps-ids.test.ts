@@ -26,8 +26,8 @@ import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { migrations } from "../../src/db/Migrations.js"
 import { HttpAppLive } from "../../src/main.js"
 import { logIn, PASSWORD } from "../support/accounts.js"
+import { adminQuery, databaseUrl } from "../support/adminDatabase.js"
 import { scanNow } from "../support/library.js"
-import { adminQuery, databaseUrl } from "../support/TestDatabase.js"
 import { QuietLogs, testConfig } from "../support/TestServer.js"
 
 // ---- the library: real files ----

@@ -12,6 +12,7 @@ import {
   type TonearmSettings,
 } from "../../src/config/TonearmConfig.js"
 import { HttpAppLive } from "../../src/main.js"
+import { EnginePlacement } from "../../src/recommendations/index.js"
 import { TestDatabaseLive } from "./TestDatabase.js"
 
 /** Settings for a test server: a private temporary data directory, closed registration. */
@@ -43,17 +44,25 @@ export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
 
 export const QuietLogs = Logger.minimumLogLevel(LogLevel.Warning)
 
+/** The recommendation engine on the test's own fiber: no process per test file, and TestClock reaches it. */
+export const InProcessEngine = Layer.succeed(EnginePlacement, "in-process")
+
 /**
  * The real server on a random loopback port, over a fresh database. Provides the HttpClient aimed at it
- * (for the SDK), the SqlClient (to arrange and inspect rows) and the config.
+ * (for the SDK), the SqlClient (to arrange and inspect rows) and the config. The engine runs in process unless
+ * `engine: "processes"` (for tests of the process boundary).
  */
-export const TestServerLive = (overrides: Partial<TonearmSettings> = {}) =>
+export const TestServerLive = (
+  overrides: Partial<TonearmSettings> = {},
+  options: { readonly engine?: "processes" | "in-process" } = {},
+) =>
   HttpApiBuilder.serve().pipe(
     Layer.provideMerge(HttpAppLive),
     Layer.provideMerge(NodeHttpServer.layerTest),
     Layer.provideMerge(TestDatabaseLive),
     Layer.provideMerge(testConfig(overrides)),
     Layer.provide(QuietLogs),
+    Layer.provide(Layer.succeed(EnginePlacement, options.engine ?? "in-process")),
   )
 
 /** `http://127.0.0.1:<port>` of the server under test, for raw requests the SDK can't make. */
@@ -78,6 +87,7 @@ export const secondReplica = (overrides: Partial<TonearmSettings> = {}) =>
       Layer.provide(makeDatabaseLive(pgClientLayer(url))),
       Layer.provide(testConfig(overrides)),
       Layer.provide(QuietLogs),
+      Layer.provide(InProcessEngine),
     )
     const context = yield* Layer.build(replica)
     const server = Context.get(context, HttpServer.HttpServer)

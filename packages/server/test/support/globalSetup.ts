@@ -2,14 +2,18 @@ import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
-import { Effect, Exit, Redacted, Scope } from "effect"
+import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
+import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { embeddedPostgres } from "../../src/db/EmbeddedPostgres.js"
+import { adminQuery, databaseUrl } from "./adminDatabase.js"
 
 declare module "vitest" {
   export interface ProvidedContext {
     /** A superuser URL on a server where each test file creates (and drops) its own database. */
     adminDatabaseUrl: string
+    /** A database migrated once for the run: each test file's database is a copy of it (CREATE DATABASE … TEMPLATE). */
+    templateDatabase: string
   }
 }
 
@@ -68,15 +72,37 @@ export default async function setup(project: TestProject) {
   const external = process.env.TONEARM_TEST_DATABASE_URL
   if (external !== undefined && external !== "") {
     project.provide("adminDatabaseUrl", external)
-    return removeRunDir
+    const dropTemplate = await migratedTemplate(project, external)
+    return async () => {
+      await dropTemplate()
+      removeRunDir()
+    }
   }
   const dir = fs.mkdtempSync(path.join(runDir, "pg-"))
   fs.chmodSync(dir, 0o755)
   const scope = Effect.runSync(Scope.make())
   const cluster = await Effect.runPromise(embeddedPostgres(dir, "postgres").pipe(Scope.extend(scope)))
-  project.provide("adminDatabaseUrl", Redacted.value(cluster.urlFor("postgres")))
+  const adminUrl = Redacted.value(cluster.urlFor("postgres"))
+  project.provide("adminDatabaseUrl", adminUrl)
+  await migratedTemplate(project, adminUrl)
   return async () => {
     await Effect.runPromise(Scope.close(scope, Exit.void))
     removeRunDir()
   }
+}
+
+/**
+ * Migrates one database for the whole run (a second or so) so that each test file copies it instead of migrating
+ * its own. Returns how to drop it. Its name carries the pid, so runs side by side on one server never share it.
+ */
+const migratedTemplate = async (project: TestProject, adminUrl: string) => {
+  const name = `tonearm_template_${process.pid}`
+  const drop = adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  await Effect.runPromise(Effect.andThen(drop, adminQuery(adminUrl, `CREATE DATABASE ${name}`)))
+  // Built and released: a template must have no open connection while it is copied.
+  await Effect.runPromise(
+    Layer.build(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl(adminUrl, name))))).pipe(Effect.scoped),
+  )
+  project.provide("templateDatabase", name)
+  return () => Effect.runPromise(drop.pipe(Effect.ignore))
 }
