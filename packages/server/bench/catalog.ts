@@ -4,15 +4,14 @@
  * number of albums and of Various Artists albums. Prints the percentages and the first mismatches; exits 1 under
  * 99.5 % or when the album counts differ.
  *
- *   pnpm bench:catalog [-- --tracks 20000] [--seed 7]      gen-library output (made once, cached like bench:http's)
+ *   pnpm bench:catalog [-- --tracks 20000] [--seed 7]      the project's own generator with credits (made once, cached)
+ *   pnpm bench:catalog -- --gen-library PATH                an external generator script's output (gen-library)
  *   pnpm bench:catalog -- --library DIR                     a library with `.manifest.jsonl` + `.manifest-summary.json`
- *   pnpm bench:catalog -- --synthetic --tracks 2000          the project's own generator (`credits`), no Python needed
  *
- * gen-library is `../shared/tools/gen-library/gen_library.py` (TONEARM_GEN_LIBRARY to point elsewhere), run with
- * `/usr/bin/python3` and Debian's python3-mutagen. The scan runs in this process on a fresh database: on
- * TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a temporary embedded PostgreSQL.
+ * The external generator (`--gen-library PATH` or TONEARM_GEN_LIBRARY; `--synthetic` ignores the variable) is run
+ * with `/usr/bin/python3` and Debian's python3-mutagen (`benchLibrary.ts`). The scan runs in this process on a
+ * fresh database: on TONEARM_BENCH_DATABASE_URL (a superuser URL) when set, else on a temporary embedded PostgreSQL.
  */
-import { spawnSync } from "node:child_process"
 import * as fs from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
@@ -28,10 +27,10 @@ import {
   type GroundTruthTrack,
   VARIOUS_ARTISTS,
 } from "../fixtures/catalogCheck.js"
-import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
 import { TonearmConfig } from "../src/config/TonearmConfig.js"
 import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
 import { ParsePool, Scanner } from "../src/library/index.js"
+import { benchLibrary, genLibraryOption } from "./benchLibrary.js"
 import { benchDatabase, benchSettings } from "./benchSupport.js"
 
 const { values } = parseArgs({
@@ -40,7 +39,9 @@ const { values } = parseArgs({
     library: { type: "string" },
     tracks: { type: "string", default: "20000" },
     seed: { type: "string", default: "7" },
+    /** The synthetic generator even when TONEARM_GEN_LIBRARY is set (it is the default otherwise). */
     synthetic: { type: "boolean", default: false },
+    "gen-library": { type: "string" },
     mismatches: { type: "string", default: "8" },
     json: { type: "boolean", default: false },
   },
@@ -53,39 +54,15 @@ const fail = (message: string): never => {
   process.exit(2)
 }
 
-/** The library: given, or generated once into the temp folder (gen-library's like bench:http's, or synthetic). */
+/** The library: given, or generated once into the temp folder (synthetic with credits, or the external generator's). */
 const libraryDir = async (): Promise<string> => {
   if (values.library !== undefined) return path.resolve(values.library)
   const tracks = Number(values.tracks)
   const seed = Number(values.seed)
   if (!Number.isInteger(tracks) || tracks <= 0 || !Number.isInteger(seed)) fail("--tracks and --seed are integers")
-  const kind = values.synthetic ? "synthetic-credits" : "genlib"
-  const dir = path.join(os.tmpdir(), `tonearm-bench-${kind}-${tracks}-${seed}`)
-  const done = path.join(dir, ".complete")
-  if (fs.existsSync(done)) {
-    log(`library: reusing ${dir}`)
-    return dir
-  }
-  const started = performance.now()
-  if (values.synthetic) {
-    fs.rmSync(dir, { recursive: true, force: true })
-    await generateSyntheticLibrary({ out: dir, tracks, seed, credits: true })
-  } else {
-    const script =
-      process.env.TONEARM_GEN_LIBRARY ?? path.resolve("..", "shared", "tools", "gen-library", "gen_library.py")
-    if (!fs.existsSync(script)) fail(`the library generator ${script} is missing (set TONEARM_GEN_LIBRARY)`)
-    // Debian's python3 sees python3-mutagen; a pyenv python3 on PATH would not.
-    const python = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-    const run = spawnSync(
-      python,
-      [script, "--out", dir, "--tracks", String(tracks), "--seed", String(seed), "--force"],
-      { stdio: ["ignore", "ignore", "inherit"] },
-    )
-    if (run.status !== 0) fail(`${script} failed (it needs Debian's python3-mutagen: apt-get install python3-mutagen)`)
-  }
-  fs.writeFileSync(done, `${tracks}\n`)
-  log(`library: generated ${tracks} tracks in ${((performance.now() - started) / 1000).toFixed(1)} s into ${dir}`)
-  return dir
+  const genLibrary =
+    values.synthetic && values["gen-library"] === undefined ? undefined : genLibraryOption(values["gen-library"])
+  return benchLibrary({ tracks, seed, genLibrary, credits: true, log, fail })
 }
 
 const readManifest = (root: string) => {

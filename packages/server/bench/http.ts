@@ -3,13 +3,14 @@
  * connections, next to a `/healthz` baseline measured in the same run, on a generated library, against the BUILT
  * server started as the README does (`tonearm serve`, embedded PostgreSQL, in a child process).
  *
- *   pnpm bench:http [-- --tracks 100000] [--seed 1] [--library DIR] [--duration 10] [--warmup 2]
- *                   [--connections 1,16] [--routes FILE] [--only REGEX] [--sessions 1] [--fresh] [--json]
+ *   pnpm bench:http [-- --tracks 100000] [--seed 1] [--library DIR] [--gen-library PATH] [--duration 10]
+ *                   [--warmup 2] [--connections 1,16] [--routes FILE] [--only REGEX] [--sessions 1] [--fresh] [--json]
  *
- * The library is `../shared/tools/gen-library` (TONEARM_GEN_LIBRARY to point elsewhere; Debian's python3-mutagen),
- * generated once into `<tmp>/tonearm-bench-genlib-<tracks>-<seed>`; the server's data directory (database and
- * scan) is kept in `<tmp>/tonearm-bench-http-<tracks>-<seed>` and reused by later runs (`--fresh` starts over), so
- * only the first run pays for the scan. Nothing is installed: without wrk the bench says how to get it and stops.
+ * The library is the project's synthetic generator's (`fixtures/synthetic.ts`), or an external generator script's
+ * with `--gen-library PATH` or TONEARM_GEN_LIBRARY (`benchLibrary.ts`), generated once into
+ * `<tmp>/tonearm-bench-<kind>-<tracks>-<seed>`; the server's data directory (database and scan) is kept in
+ * `<tmp>/tonearm-bench-http-<kind>-<tracks>-<seed>` and reused by later runs (`--fresh` starts over), so only the
+ * first run pays for the scan. Nothing is installed: without wrk the bench says how to get it and stops.
  * See packages/server/bench/README.md for how to read the output.
  */
 import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
@@ -18,6 +19,7 @@ import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
 import { parseArgs, promisify } from "node:util"
+import { benchLibrary, benchLibraryKind, genLibraryOption } from "./benchLibrary.js"
 import { type BenchRoute, DEFAULT_ROUTES, fillPlaceholders, HEALTHZ } from "./httpRoutes.js"
 
 const { values } = parseArgs({
@@ -27,6 +29,8 @@ const { values } = parseArgs({
     tracks: { type: "string", default: "100000" },
     seed: { type: "string", default: "1" },
     library: { type: "string" },
+    /** An external generator script instead of the synthetic generator (also TONEARM_GEN_LIBRARY). */
+    "gen-library": { type: "string" },
     duration: { type: "string", default: "10" },
     warmup: { type: "string", default: "2" },
     connections: { type: "string", default: "1,16" },
@@ -59,35 +63,14 @@ const checkWrk = () => {
   }
 }
 
-const generator = () =>
-  process.env.TONEARM_GEN_LIBRARY ?? path.resolve("..", "shared", "tools", "gen-library", "gen_library.py")
+const genLibrary = genLibraryOption(values["gen-library"])
+const libraryKind = values.library === undefined ? benchLibraryKind({ genLibrary }) : "custom"
 
 /** The library: given, or the generated one of this size and seed (made on first use, reused after). */
-const libraryDir = (tracks: number): string => {
-  if (values.library !== undefined) return path.resolve(values.library)
-  const dir = path.join(os.tmpdir(), `tonearm-bench-genlib-${tracks}-${values.seed}`)
-  const done = path.join(dir, ".complete")
-  if (fs.existsSync(done)) {
-    log(`library: reusing ${dir}`)
-    return dir
-  }
-  const script = generator()
-  if (!fs.existsSync(script)) fail(`the library generator ${script} is missing (set TONEARM_GEN_LIBRARY)`)
-  const started = performance.now()
-  // Debian's python3 sees python3-mutagen; a pyenv python3 on PATH would not.
-  const python = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3"
-  const run = spawnSync(
-    python,
-    [script, "--out", dir, "--tracks", String(tracks), "--seed", String(values.seed), "--force"],
-    { stdio: ["ignore", "ignore", "inherit"] },
-  )
-  if (run.status !== 0) {
-    fail(`${script} failed (it needs Debian's python3-mutagen: sudo apt-get install -y python3-mutagen)`)
-  }
-  fs.writeFileSync(done, `${tracks}\n`)
-  log(`library: generated ${tracks} tracks in ${((performance.now() - started) / 1000).toFixed(1)} s into ${dir}`)
-  return dir
-}
+const libraryDir = (tracks: number): Promise<string> =>
+  values.library !== undefined
+    ? Promise.resolve(path.resolve(values.library))
+    : benchLibrary({ tracks, seed: Number(values.seed), genLibrary, log, fail })
 
 /** The environment and node flags of the bin's `#!/usr/bin/env -S VAR=value node --flag` line. */
 const shebangOf = (bin: string): { readonly env: Record<string, string>; readonly flags: Array<string> } => {
@@ -234,12 +217,12 @@ const main = async () => {
   const levels = values.connections.split(",").map(Number)
   const seconds = Number(values.duration)
   const warmup = Number(values.warmup)
-  const library = libraryDir(tracks)
+  const library = await libraryDir(tracks)
 
   // Under /tmp, mode 0755: as root the embedded PostgreSQL runs as the 'postgres' OS user, which must reach it.
   const home = path.join(
     os.tmpdir(),
-    `tonearm-bench-http-${values.library === undefined ? tracks : "custom"}-${values.seed}`,
+    `tonearm-bench-http-${libraryKind}-${values.library === undefined ? tracks : "custom"}-${values.seed}`,
   )
   if (values.fresh || values.library !== undefined) fs.rmSync(home, { recursive: true, force: true })
   fs.mkdirSync(home, { recursive: true })
