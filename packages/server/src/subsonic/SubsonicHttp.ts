@@ -7,12 +7,8 @@ import {
   HttpServerResponse,
 } from "@effect/platform"
 import {
-  AlbumId,
-  ArtistId,
   SubsonicErrorCode as Codes,
   isSafeJsonpCallback,
-  PlaylistId,
-  parseCoverArtId,
   protocolVersionFailure,
   type SessionUser,
   SUBSONIC_API_VERSION,
@@ -21,32 +17,19 @@ import {
   type SubsonicErrorCode,
   SubsonicFailure,
   type SubsonicPayload,
-  TRANSCODE_FORMATS,
-  TrackId,
-  type TranscodeFormat,
   toXml,
   type XmlObject,
 } from "@tonearm/core"
-import { Effect, Layer, Option, Schema, type Scope } from "effect"
-import { type ConditionalImage, imageResponse } from "../http/conditionalImage.js"
+import { Effect, Layer } from "effect"
 import { connectionFacts } from "../http/connection.js"
-import { CoverService, LibraryService } from "../library/index.js"
-import { PlaylistCover } from "../playlists/index.js"
 import { TrustedProxies } from "../settings/index.js"
-import { busyResponse, StreamService } from "../streaming/index.js"
 import { SERVER_VERSION } from "../version.js"
+import { subsonicAnswerOf } from "./failures.js"
 import { SubsonicParams } from "./params.js"
 import { SubsonicCredentialsService } from "./SubsonicCredentialsService.js"
-import { subsonicLyricsMethods } from "./SubsonicLyrics.js"
 import { SubsonicService } from "./SubsonicService.js"
 
-/** The OpenSubsonic extensions Tonearm implements. */
-export const OPEN_SUBSONIC_EXTENSIONS = [
-  { name: "formPost", versions: [1] },
-  { name: "apiKeyAuthentication", versions: [1] },
-  { name: "transcodeOffset", versions: [1] },
-  { name: "songLyrics", versions: [1] },
-] as const
+export { OPEN_SUBSONIC_EXTENSIONS } from "./methods/index.js"
 
 /** The raw routes next to the contract, for the error-envelope layer's 404/405 table (OPTIONS: subsonicCors). */
 export const SUBSONIC_ROUTES = [
@@ -113,8 +96,6 @@ export const subsonicCors = HttpMiddleware.make((app) =>
   }),
 )
 
-const COVER_CACHE_CONTROL = "max-age=86400, must-revalidate"
-
 type Format =
   | { readonly kind: "xml" }
   | { readonly kind: "json" }
@@ -179,208 +160,49 @@ const readParams = Effect.gen(function* () {
 
 const methodName = (raw: string) => (raw.endsWith(".view") ? raw.slice(0, -".view".length) : raw)
 
-const TRANSCODE_FORMAT_SET: ReadonlySet<string> = new Set(TRANSCODE_FORMATS)
-const isUuid = Schema.is(Schema.UUID)
-
-/** A number parameter for the transcoder; a bad value is ignored rather than failing playback. */
-const positiveNumber = (raw: string | undefined) => {
-  const n = raw === undefined ? Number.NaN : Number(raw)
-  return Number.isFinite(n) && n >= 0 ? n : undefined
-}
-
 const SubsonicRoutesLive = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function* () {
     const subsonic = yield* SubsonicService
     const credentials = yield* SubsonicCredentialsService
     const proxies = yield* TrustedProxies
-    const streams = yield* StreamService
-    const covers = yield* CoverService
-    const collages = yield* PlaylistCover
-    const library = yield* LibraryService
-    const lyrics = yield* subsonicLyricsMethods
-
-    /** stream and download: the original bytes with Range, or the transcoder's output when asked for. */
-    const audio = (params: SubsonicParams, download: boolean) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const id = yield* params.required("id")
-        if (!isUuid(id)) return yield* new SubsonicFailure({ code: Codes.notFound, message: "Song not found" })
-        const format = params.get("format")
-        const response = yield* streams
-          .respond(TrackId.make(id), {
-            range: request.headers.range,
-            ifRange: request.headers["if-range"],
-            head: request.method === "HEAD",
-            // download always serves the original file, as Subsonic servers do.
-            transcode: download
-              ? { format: "raw" }
-              : {
-                  format:
-                    format !== undefined && TRANSCODE_FORMAT_SET.has(format) ? (format as TranscodeFormat) : undefined,
-                  maxBitRate: positiveNumber(params.get("maxBitRate")),
-                  timeOffset: positiveNumber(params.get("timeOffset")),
-                },
-          })
-          .pipe(
-            Effect.catchTag("NotFound", () =>
-              Effect.fail(new SubsonicFailure({ code: Codes.notFound, message: "Song not found" })),
-            ),
-            Effect.catchTag("TranscodersBusy", (error) => Effect.succeed(busyResponse(error))),
-          )
-        if (!download) return response
-        const track = (yield* library.tracksByIds([id]))[0]
-        const name = track === undefined ? id : `${track.title}`.replace(/["\\\r\n]/g, "_")
-        return HttpServerResponse.setHeader(
-          response,
-          "content-disposition",
-          `attachment; filename*=UTF-8''${encodeURIComponent(name)}`,
-        )
-      })
-
-    /** getCoverArt: an album's cover, an artist's image (else its first covered album's), a playlist's collage; `size` px. */
-    const coverArt = (user: SessionUser, params: SubsonicParams) =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const ifNoneMatch = request.headers["if-none-match"]
-        const ref = parseCoverArtId(yield* params.required("id"))
-        const size = yield* params.int("size")
-        const px = size === undefined || size <= 0 ? undefined : Math.min(2048, Math.max(16, size))
-        const noCover = new SubsonicFailure({ code: Codes.notFound, message: "Cover art not found" })
-        if (!isUuid(ref.id)) return yield* noCover
-        const albumCover = (albumId: string) =>
-          covers.albumCover(AlbumId.make(albumId), px, ifNoneMatch) as Effect.Effect<ConditionalImage, unknown>
-        const image: Effect.Effect<ConditionalImage, unknown> = Effect.gen(function* () {
-          switch (ref.kind) {
-            case "album":
-              return yield* albumCover(ref.id)
-            case "playlist":
-              return yield* collages.collage(user.id, PlaylistId.make(ref.id), ifNoneMatch)
-            case "artist": {
-              // The artist's own image (a local `artist.*`, else a provider's), else its first covered album's.
-              const own = yield* Effect.option(covers.artistImage(ArtistId.make(ref.id), px, ifNoneMatch))
-              if (Option.isSome(own)) return own.value
-              const artist = yield* library.artist(ArtistId.make(ref.id))
-              const covered = [...artist.albums, ...artist.appears_on].find((album) => album.cover_art_source !== null)
-              if (covered === undefined) return yield* noCover
-              return yield* albumCover(covered.id)
-            }
-            case "any": {
-              const track = (yield* library.tracksByIds([ref.id]))[0]
-              return yield* albumCover(track?.album_id ?? ref.id)
-            }
-          }
-        })
-        return yield* image.pipe(
-          Effect.map((found) => imageResponse(found, COVER_CACHE_CONTROL)),
-          Effect.catchIf(
-            (error) => (error as { _tag?: string })._tag === "NotFound" || error instanceof SubsonicFailure,
-            () => Effect.fail(noCover),
-          ),
-        )
-      })
-
-    type Answer = Effect.Effect<
-      SubsonicPayload | HttpServerResponse.HttpServerResponse,
-      unknown,
-      HttpServerRequest.HttpServerRequest | Scope.Scope
-    >
-    const methods: Record<string, (user: SessionUser, params: SubsonicParams) => Answer> = {
-      ping: () => Effect.succeed({}),
-      // OpenSubsonic apiKeyAuthentication: whose the key is (any other sign-in answers its user too, as Navidrome does).
-      tokenInfo: (user) => Effect.succeed({ tokenInfo: { username: user.username } }),
-      getLicense: () => Effect.succeed({ license: { valid: true } }),
-      getMusicFolders: () => subsonic.getMusicFolders(),
-      getIndexes: subsonic.getIndexes,
-      getArtists: subsonic.getArtists,
-      getArtist: subsonic.getArtist,
-      getArtistInfo: subsonic.getArtistInfo,
-      getArtistInfo2: subsonic.getArtistInfo2,
-      getAlbum: subsonic.getAlbum,
-      getAlbumInfo: (_, params) => subsonic.getAlbumInfo(params),
-      getAlbumInfo2: (_, params) => subsonic.getAlbumInfo(params),
-      getSong: subsonic.getSong,
-      getMusicDirectory: subsonic.getMusicDirectory,
-      getAlbumList: subsonic.getAlbumList,
-      getAlbumList2: subsonic.getAlbumList2,
-      getRandomSongs: subsonic.getRandomSongs,
-      getSongsByGenre: subsonic.getSongsByGenre,
-      getGenres: () => subsonic.getGenres(),
-      search2: subsonic.search2,
-      search3: subsonic.search3,
-      getPlaylists: subsonic.getPlaylists,
-      getPlaylist: subsonic.getPlaylist,
-      createPlaylist: subsonic.createPlaylist,
-      updatePlaylist: subsonic.updatePlaylist,
-      deletePlaylist: subsonic.deletePlaylist,
-      stream: (_, params) => audio(params, false),
-      download: (_, params) => audio(params, true),
-      getCoverArt: coverArt,
-      star: subsonic.star,
-      unstar: subsonic.unstar,
-      getStarred: (user) => subsonic.getStarred(user),
-      getStarred2: (user) => subsonic.getStarred2(user),
-      scrobble: subsonic.scrobble,
-      getNowPlaying: (user) => subsonic.getNowPlaying(user),
-      getSimilarSongs: subsonic.getSimilarSongs,
-      getSimilarSongs2: subsonic.getSimilarSongs2,
-      getTopSongs: subsonic.getTopSongs,
-      getPlayQueue: (user) => subsonic.getPlayQueue(user),
-      savePlayQueue: subsonic.savePlayQueue,
-      getUser: subsonic.getUser,
-      getScanStatus: () => subsonic.getScanStatus(),
-      getLyrics: (_, params) => lyrics.getLyrics(params),
-      getLyricsBySongId: (_, params) => lyrics.getLyricsBySongId(params),
-      startScan: subsonic.startScan,
-    }
 
     const handle = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const route = yield* HttpRouter.RouteContext
-      const method = methodName(route.params.method ?? "")
+      const name = methodName(route.params.method ?? "")
       const params = yield* readParams
       const format = formatOf(params)
       if (format instanceof SubsonicFailure) return failed({ kind: "xml" }, format.code, format.message)
-      // OpenSubsonic: the extension list answers without credentials.
-      if (method === "getOpenSubsonicExtensions") {
-        return render(format, "ok", {
-          openSubsonicExtensions: OPEN_SUBSONIC_EXTENSIONS.map((e) => ({ ...e, versions: [...e.versions] })),
-        })
-      }
-      const run = methods[method]
-      if (run === undefined) return failed(format, Codes.generic, `Unknown method: ${method}`, 404)
-      const tooOld = protocolVersionFailure(params.get("v"))
-      if (tooOld !== undefined) return failed(format, tooOld.code, tooOld.message)
-      return yield* proxies.clientAddress(connectionFacts(request)).pipe(
-        Effect.flatMap((clientAddress) => credentials.authenticate(params, clientAddress)),
-        Effect.flatMap((user) => run(user, params)),
+      const method = subsonic.method(name)
+      if (method === undefined) return failed(format, Codes.generic, `Unknown method: ${name}`, 404)
+      const signIn: Effect.Effect<SessionUser | undefined, unknown> = method.anonymous
+        ? Effect.succeed(undefined)
+        : Effect.suspend(() => {
+            const tooOld = protocolVersionFailure(params.get("v"))
+            if (tooOld !== undefined) return Effect.fail(tooOld)
+            return Effect.flatMap(proxies.clientAddress(connectionFacts(request)), (clientAddress) =>
+              credentials.authenticate(params, clientAddress),
+            )
+          })
+      return yield* signIn.pipe(
+        Effect.flatMap((user) => subsonic.run(method, user, params)),
         Effect.map((answer) =>
           HttpServerResponse.isServerResponse(answer) ? answer : render(format, "ok", answer as SubsonicPayload),
         ),
         Effect.catchAll((error) => {
-          if (error instanceof SubsonicFailure) return Effect.succeed(failed(format, error.code, error.message))
-          const tag = (error as { _tag?: string })._tag
-          if (tag === "SubsonicThrottled") {
-            const retry = (error as { retryAfterSeconds: number }).retryAfterSeconds
-            return Effect.succeed(
-              failed(format, Codes.wrongCredentials, "Too many failed sign-ins; try again later", 429, {
-                "retry-after": String(retry),
-              }),
-            )
-          }
-          if (tag === "NotFound") {
-            return Effect.succeed(failed(format, Codes.notFound, (error as { message: string }).message))
-          }
-          if (tag === "InvalidRequest" || tag === "Conflict") {
-            return Effect.succeed(failed(format, Codes.generic, (error as { message: string }).message))
+          // By the error's type (a NotFound's resource, a Conflict's reason), never its text.
+          const answer = subsonicAnswerOf(error)
+          if (answer !== undefined) {
+            return Effect.succeed(failed(format, answer.code, answer.message, answer.httpStatus, answer.headers))
           }
           return Effect.as(
-            Effect.logError(`subsonic ${method} failed`, error),
+            Effect.logError(`subsonic ${name} failed`, error),
             failed(format, Codes.generic, "Internal error"),
           )
         }),
         Effect.catchAllDefect((defect) =>
           Effect.as(
-            Effect.logError(`subsonic ${method} failed`, defect),
+            Effect.logError(`subsonic ${name} failed`, defect),
             failed(format, Codes.generic, "Internal error"),
           ),
         ),
