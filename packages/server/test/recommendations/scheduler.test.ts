@@ -1,13 +1,15 @@
 import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
+import { makeTonearmClient } from "@tonearm/client-sdk"
 import type { UserId } from "@tonearm/core"
 import { nextRunAt } from "@tonearm/core"
 import { Context, Effect, Layer, TestClock, TestContext } from "effect"
 import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { ServicesLive } from "../../src/main.js"
 import { RebuildScheduler, RebuildSchedulerLive } from "../../src/recommendations/RebuildScheduler.js"
-import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
+import { Admin, AdminLive, aUser } from "../ownData.js"
+import { PASSWORD, type SignedIn } from "../support/accounts.js"
 import { QuietLogs, TestServerLive, testConfig } from "../support/TestServer.js"
 
 interface JobRow {
@@ -55,15 +57,21 @@ const eventually = <A>(
     }
   })
 
-let admin: SignedIn
-const zoned: Record<string, SignedIn> = {}
+let registered = 0
 
-layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("daily rebuild scheduler", (it) => {
+// Open registration: a test registers an account of its own, as the first admin once did.
+layer(AdminLive().pipe(Layer.provideMerge(TestServerLive({ openRegistration: true }))), {
+  excludeTestServices: true,
+  timeout: "180 seconds",
+})("daily rebuild scheduler", (it) => {
   it.effect("registration schedules the user's daily rebuild at once, at the next 03:00 in the user's zone", () =>
     Effect.gen(function* () {
       const before = new Date()
-      admin = yield* signUpFirstAdmin("admin")
-      const job = yield* jobOf(admin.user.id)
+      const anonymous = yield* makeTonearmClient()
+      const { user } = yield* anonymous.auth.register({
+        payload: { username: `registered-${++registered}`, password: PASSWORD },
+      })
+      const job = yield* jobOf(user.id)
       expect(job).toBeDefined()
       expect(job!.timezone).toBe("UTC")
       expect(job!.next_run_at.getTime()).toBeGreaterThan(before.getTime())
@@ -72,14 +80,14 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
       expect(job!.next_run_at.getUTCMinutes()).toBe(0)
       expect(job!.runs).toBe(0)
       // An account an admin creates (POST /api/admin/users, also the CLI's `users create`) is scheduled too.
-      const bob = yield* createAndLogIn(admin.client, "bob")
+      const bob = yield* aUser("bob")
       expect((yield* jobOf(bob.user.id))?.next_run_at).toEqual(job!.next_run_at)
     }),
   )
 
   it.effect("PUT /api/me/timezone writes the zone, then reschedules the user's job synchronously", () =>
     Effect.gen(function* () {
-      const carol = yield* createAndLogIn(admin.client, "carol")
+      const carol = yield* aUser("carol")
       const answer = yield* carol.client.me.setTimezone({ payload: { timezone: "America/New_York" } })
       expect(answer.timezone).toBe("America/New_York")
       // No waiting: the job has moved by the time the response arrived.
@@ -99,7 +107,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
   it.effect("a failing reschedule is logged and does not undo the timezone write", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const dave = yield* createAndLogIn(admin.client, "dave")
+      const dave = yield* aUser("dave")
       const scheduled = yield* jobOf(dave.user.id)
       // Break the job table for the duration of one request.
       yield* sql`ALTER TABLE rebuild_jobs RENAME TO rebuild_jobs_away`
@@ -126,8 +134,11 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const scheduler = yield* RebuildScheduler
-        const erin = yield* createAndLogIn(admin.client, "erin")
-        const frank = yield* createAndLogIn(admin.client, "frank")
+        const admin = yield* Admin
+        const erin = yield* aUser("erin")
+        const frank = yield* aUser("frank")
+        // Start from a reconciled table (other tests leave users without jobs, or jobs in other zones).
+        yield* scheduler.reconcile()
         yield* sql`DELETE FROM rebuild_jobs WHERE user_id = ${erin.user.id}`
         yield* sql`UPDATE rebuild_jobs SET timezone = 'Asia/Tokyo' WHERE user_id = ${frank.user.id}`
         const result = yield* scheduler.reconcile()
@@ -147,13 +158,14 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const scheduler = yield* RebuildScheduler
+        const zoned: Record<string, SignedIn> = {}
         for (const [name, zone] of [
           ["paris", "Europe/Paris"],
           ["newyork", "America/New_York"],
           ["kolkata", "Asia/Kolkata"],
           ["helsinki", "Europe/Helsinki"],
         ] as const) {
-          zoned[name] = yield* createAndLogIn(admin.client, name)
+          zoned[name] = yield* aUser(name)
           yield* zoned[name].client.me.setTimezone({ payload: { timezone: zone } })
         }
         const nameOf = new Map(Object.entries(zoned).map(([name, who]) => [who.user.id as string, name]))
@@ -224,7 +236,12 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const first = yield* RebuildScheduler
-      for (let i = 0; i < 16; i++) yield* createAndLogIn(admin.client, `replica${i}`)
+      // At least 20 accounts, each with a job (other tests may have left users without one).
+      yield* Effect.all(
+        Array.from({ length: 20 }, () => aUser("replica")),
+        { concurrency: 4 },
+      )
+      yield* first.reconcile()
       // A second replica: the same services over its own connection pool to the same database.
       const pg = yield* PgClient.PgClient
       const replica = yield* Layer.build(
@@ -252,8 +269,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "180 seconds" })("
   it.effect("catch-up at start: jobs whose 03:00 passed while the server was down run when the scheduler starts", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const missed = yield* createAndLogIn(admin.client, "missed")
-      const waiting = yield* createAndLogIn(admin.client, "waiting")
+      const missed = yield* aUser("missed")
+      const waiting = yield* aUser("waiting")
       yield* sql`UPDATE rebuild_jobs SET runs = 0, next_run_at = now() + interval '6 hours'`
       yield* sql`UPDATE rebuild_jobs SET next_run_at = now() - interval '20 hours' WHERE user_id = ${missed.user.id}`
       // The scheduler as ServerLive starts it.
