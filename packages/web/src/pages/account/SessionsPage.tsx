@@ -1,34 +1,26 @@
-import { useSignal } from "@preact/signals"
 import { DateTime } from "effect"
 import { plural } from "../../components/format.js"
 import { asId } from "../../components/ids.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const when = (value: DateTime.Utc) => DateTime.toDate(value).toLocaleString()
 
 /** The user's sessions, the current one marked; revoke one, or sign out every other. */
 export default function SessionsPage() {
   const sessions = useLoad((signal) => api((client) => client.me.listSessions(), signal), [])
-  const message = useSignal("")
-  const revoke = async (id: string) => {
-    try {
-      await api((client) => client.me.deleteSession({ path: { id: asId(id) } }))
-      message.value = "Session revoked."
-    } catch (error) {
-      message.value = `Could not revoke: ${errorMessage(error)}`
-    }
-    sessions.reload()
-  }
-  const logoutOthers = async () => {
-    try {
-      const result = await api((client) => client.me.logoutOthers())
-      message.value = `Signed out ${plural(result.revoked, "other session")}.`
-    } catch (error) {
-      message.value = `Could not sign out the others: ${errorMessage(error)}`
-    }
-    sessions.reload()
-  }
+  const { message, busy, run } = useAction(sessions.reload)
+  const revoke = (id: string) =>
+    run(() => api((client) => client.me.deleteSession({ path: { id: asId(id) } })), {
+      done: "Session revoked.",
+      failed: "Could not revoke",
+    })
+  const logoutOthers = () =>
+    run(() => api((client) => client.me.logoutOthers()), {
+      done: (result) => `Signed out ${plural(result.revoked, "other session")}.`,
+      failed: "Could not sign out the others",
+    })
   return (
     <section>
       <h1>Sessions</h1>
@@ -37,7 +29,9 @@ export default function SessionsPage() {
           Sign out all other sessions
         </button>
       </p>
-      <p role="status">{message.value}</p>
+      <p role="status" aria-busy={busy}>
+        {message.value}
+      </p>
       <Status loaded={sessions} />
       {sessions.data !== undefined && (
         <table class="plain">

@@ -3,6 +3,7 @@ import type { ScanStatus } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { formatMs, plural, when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
 
@@ -11,7 +12,7 @@ const POLL_MS = 1000
 /** The scan: start one (incremental or full) and follow it live — GET /api/admin/scan polled while it runs. */
 function Scan(props: { readonly onFinished: () => void }) {
   const status = useSignal<ScanStatus | undefined>(undefined)
-  const message = useSignal("")
+  const { message, run } = useAction()
   const error = useSignal("")
   const poll = async () => {
     try {
@@ -33,17 +34,20 @@ function Scan(props: { readonly onFinished: () => void }) {
     const timer = setInterval(() => void poll(), POLL_MS)
     return () => clearInterval(timer)
   }, [running])
-  const start = async (full: boolean) => {
-    message.value = ""
-    try {
-      const started = await api((client) => client.scan.start({ payload: full ? { full: true } : {} }))
-      await poll()
-      message.value = started.started ? `${full ? "Full" : "Incremental"} scan started.` : "A scan is already running."
-      if (status.value?.state !== "running") props.onFinished()
-    } catch (failure) {
-      message.value = errorMessage(failure)
-    }
-  }
+  const start = (full: boolean) =>
+    run(
+      async () => {
+        const started = await api((client) => client.scan.start({ payload: full ? { full: true } : {} }))
+        await poll()
+        return started
+      },
+      {
+        done: (started) => {
+          if (status.value?.state !== "running") props.onFinished()
+          return started.started ? `${full ? "Full" : "Incremental"} scan started.` : "A scan is already running."
+        },
+      },
+    )
   const scan = status.value
   return (
     <section aria-labelledby="scan-heading" class="admin-card">
@@ -146,23 +150,23 @@ function ScanErrors(props: { readonly version: number }) {
 
 function MissingTracks(props: { readonly version: number }) {
   const tick = useSignal(0)
-  const message = useSignal("")
+  const { message, run } = useAction(() => tick.value++)
   const missing = useLoad(
     (signal) => api((client) => client.missingTracks.list({ urlParams: { limit: 200 } }), signal),
     [props.version, tick.value],
   )
   const purge = async (trackIds?: ReadonlyArray<string>) => {
     const what = trackIds === undefined ? "every missing track" : "this track"
-    if (!confirm(`Purge ${what} for good? Their likes, playlist entries and plays go too.`)) return
-    try {
-      const result = await api((client) =>
-        client.missingTracks.purge({ payload: trackIds === undefined ? {} : { track_ids: trackIds as never } }),
-      )
-      message.value = `Purged ${plural(result.purged, "track")}.`
-      tick.value++
-    } catch (failure) {
-      message.value = errorMessage(failure)
-    }
+    await run(
+      () =>
+        api((client) =>
+          client.missingTracks.purge({ payload: trackIds === undefined ? {} : { track_ids: trackIds as never } }),
+        ),
+      {
+        confirm: `Purge ${what} for good? Their likes, playlist entries and plays go too.`,
+        done: (result) => `Purged ${plural(result.purged, "track")}.`,
+      },
+    )
   }
   return (
     <section aria-labelledby="missing-heading" class="admin-card">

@@ -3,13 +3,14 @@ import type { TrustedProxiesView } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { api, errorMessage } from "../../state/api.js"
 
 /** Admin: how many proxy hops to trust, and what that makes of this very request (GET/PUT /api/admin/trusted-proxies). */
 function Proxies() {
   const view = useSignal<TrustedProxiesView | undefined>(undefined)
   const hops = useSignal("")
-  const message = useSignal("")
+  const { message, busy, run } = useAction()
   useEffect(() => {
     api((client) => client.trustedProxies.get()).then(
       (loaded) => {
@@ -21,15 +22,14 @@ function Proxies() {
   }, [])
   const save = async (event: Event) => {
     event.preventDefault()
-    message.value = ""
-    try {
-      const saved = await api((client) => client.trustedProxies.set({ payload: { hops: Number(hops.value) } }))
-      view.value = saved
-      hops.value = String(saved.hops)
-      message.value = `Saved: trusting ${plural(saved.hops, "hop")}.`
-    } catch (failure) {
-      message.value = `Not saved: ${errorMessage(failure)}`
-    }
+    await run(() => api((client) => client.trustedProxies.set({ payload: { hops: Number(hops.value) } })), {
+      done: (saved) => {
+        view.value = saved
+        hops.value = String(saved.hops)
+        return `Saved: trusting ${plural(saved.hops, "hop")}.`
+      },
+      failed: "Not saved",
+    })
   }
   const data = view.value
   return (
@@ -54,7 +54,7 @@ function Proxies() {
           Save
         </button>
       </form>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       {data !== undefined && (

@@ -3,6 +3,7 @@ import { type CurvePoint, type RebuildRun, TUNING_SCOPES, type TuningScope, type
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
 
@@ -40,45 +41,30 @@ function ScopeEditor(props: {
 }) {
   const { scope, current, shipped } = props
   const drafts = useSignal<Record<string, string>>({})
-  const message = useSignal("")
-  const error = useSignal("")
+  const action = useAction(props.onSaved)
   useEffect(() => {
     drafts.value = Object.fromEntries(Object.entries(current).map(([field, value]) => [field, asText(value)]))
   }, [JSON.stringify(current)])
   const save = async (event: Event) => {
     event.preventDefault()
-    message.value = ""
-    error.value = ""
     const changes = Object.fromEntries(
       Object.entries(drafts.value)
         .filter(([field, text]) => text !== asText(current[field]))
         .map(([field, text]) => [field, fromText(field, text)]),
     )
-    if (Object.keys(changes).length === 0) {
-      message.value = "Nothing changed."
-      return
-    }
-    try {
-      await api((client) => client.tuning.patch({ payload: { scope, changes } }))
-      message.value = `Saved ${Object.keys(changes).join(", ")}.`
-      props.onSaved()
-    } catch (failure) {
-      error.value = errorMessage(failure)
-    }
+    if (Object.keys(changes).length === 0) return action.say("Nothing changed.")
+    await action.run(() => api((client) => client.tuning.patch({ payload: { scope, changes } })), {
+      done: `Saved ${Object.keys(changes).join(", ")}.`,
+    })
   }
-  const reset = async () => {
-    message.value = ""
-    error.value = ""
-    try {
-      await api((client) => client.tuning.reset({ payload: { scope } }))
-      // The scope's inputs show the shipped values at once, dropping any refused draft (not only after the reload).
-      drafts.value = Object.fromEntries(Object.entries(shipped).map(([field, value]) => [field, asText(value)]))
-      message.value = "Reset to the shipped values."
-      props.onSaved()
-    } catch (failure) {
-      error.value = errorMessage(failure)
-    }
-  }
+  const reset = () =>
+    action.run(() => api((client) => client.tuning.reset({ payload: { scope } })), {
+      done: () => {
+        // The scope's inputs show the shipped values at once, dropping any refused draft (not only after the reload).
+        drafts.value = Object.fromEntries(Object.entries(shipped).map(([field, value]) => [field, asText(value)]))
+        return "Reset to the shipped values."
+      },
+    })
   const tuned = Object.keys(current).filter((field) => asText(current[field]) !== asText(shipped[field]))
   return (
     <form
@@ -129,12 +115,12 @@ function ScopeEditor(props: {
           Reset {scope} to shipped
         </button>
         <span role="status" class="muted">
-          {message.value}
+          {action.failed ? "" : action.message.value}
         </span>
       </div>
-      {error.value !== "" && (
+      {action.failed && (
         <p role="alert" class="error">
-          {error.value}
+          {action.message.value}
         </p>
       )}
     </form>
@@ -144,7 +130,8 @@ function ScopeEditor(props: {
 /** Starting the nightly rebuild now (one user or everyone) and following its run. */
 function Rebuild() {
   const run = useSignal<RebuildRun | undefined>(undefined)
-  const message = useSignal("")
+  const action = useAction()
+  const message = action.message
   const username = useSignal("")
   const running = run.value?.state === "running"
   useEffect(() => {
@@ -158,18 +145,17 @@ function Rebuild() {
     }, 1000)
     return () => clearInterval(timer)
   }, [running, run.value?.id])
-  const start = async (all: boolean) => {
-    message.value = ""
-    try {
-      const name = username.value.trim()
-      const started = await api((client) =>
-        client.rebuilds.start({ payload: all || name === "" ? { all: true } : { username: name } }),
-      )
-      run.value = await api((client) => client.rebuilds.status({ path: { id: started.id } }))
-    } catch (failure) {
-      message.value = errorMessage(failure)
-    }
-  }
+  const start = (all: boolean) =>
+    action.run(
+      async () => {
+        const name = username.value.trim()
+        const started = await api((client) =>
+          client.rebuilds.start({ payload: all || name === "" ? { all: true } : { username: name } }),
+        )
+        run.value = await api((client) => client.rebuilds.status({ path: { id: started.id } }))
+      },
+      { done: "" },
+    )
   const state = run.value
   return (
     <section class="admin-card" aria-labelledby="rebuild-heading">

@@ -1,14 +1,15 @@
 import { useSignal } from "@preact/signals"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 import { session } from "../../state/session.js"
 
 /** Admin: accounts. Create one, mint a password-reset link to hand over, toggle debug mode, delete. */
 function Users() {
   const users = useLoad((signal) => api((client) => client.adminUsers.list(), signal), [])
-  const message = useSignal("")
+  const { message, busy, run } = useAction(users.reload)
   const link = useSignal<{ readonly username: string; readonly url: string } | undefined>(undefined)
 
   const create = async (event: Event) => {
@@ -16,35 +17,22 @@ function Users() {
     const form = event.currentTarget as HTMLFormElement
     const data = new FormData(form)
     const text = (name: string) => String(data.get(name) ?? "").trim()
-    message.value = ""
-    try {
-      const created = await api((client) =>
-        client.adminUsers.create({
-          payload: {
-            username: text("username"),
-            password: String(data.get("password") ?? ""),
-            ...(text("email") === "" ? {} : { email: text("email") }),
-            ...(text("display_name") === "" ? {} : { display_name: text("display_name") }),
-            is_admin: data.get("is_admin") === "on",
-          } as never,
-        }),
-      )
-      form.reset()
-      message.value = `Created ${created.user.username}.`
-      users.reload()
-    } catch (failure) {
-      message.value = `Could not create the account: ${errorMessage(failure)}`
-    }
-  }
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    message.value = ""
-    try {
-      await what()
-      message.value = done
-      users.reload()
-    } catch (failure) {
-      message.value = errorMessage(failure)
-    }
+    const created = await run(
+      () =>
+        api((client) =>
+          client.adminUsers.create({
+            payload: {
+              username: text("username"),
+              password: String(data.get("password") ?? ""),
+              ...(text("email") === "" ? {} : { email: text("email") }),
+              ...(text("display_name") === "" ? {} : { display_name: text("display_name") }),
+              is_admin: data.get("is_admin") === "on",
+            } as never,
+          }),
+        ),
+      { done: (made) => `Created ${made.user.username}.`, failed: "Could not create the account" },
+    )
+    if (created) form.reset()
   }
 
   return (
@@ -75,7 +63,7 @@ function Users() {
           Create account
         </button>
       </form>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       {link.value !== undefined && (
@@ -113,18 +101,16 @@ function Users() {
                     type="checkbox"
                     checked={user.debug_mode_enabled}
                     aria-label={`Debug mode for ${user.username}`}
-                    onChange={(event) =>
-                      act(
+                    onChange={(event) => {
+                      const enabled = event.currentTarget.checked
+                      void run(
                         () =>
                           api((client) =>
-                            client.adminUsers.setDebugMode({
-                              path: { id: user.id },
-                              payload: { enabled: event.currentTarget.checked },
-                            }),
+                            client.adminUsers.setDebugMode({ path: { id: user.id }, payload: { enabled } }),
                           ),
-                        `Debug mode ${event.currentTarget.checked ? "on" : "off"} for ${user.username}.`,
+                        { done: `Debug mode ${enabled ? "on" : "off"} for ${user.username}.` },
                       )
-                    }
+                    }}
                   />
                 </td>
                 <td class="row-actions">
@@ -132,10 +118,13 @@ function Users() {
                     type="button"
                     aria-label={`Reset link for ${user.username}`}
                     onClick={() =>
-                      act(async () => {
-                        const minted = await api((client) => client.adminUsers.resetLink({ path: { id: user.id } }))
-                        link.value = { username: user.username, url: minted.url }
-                      }, "")
+                      run(
+                        async () => {
+                          const minted = await api((client) => client.adminUsers.resetLink({ path: { id: user.id } }))
+                          link.value = { username: user.username, url: minted.url }
+                        },
+                        { done: "" },
+                      )
                     }
                   >
                     Reset link
@@ -145,14 +134,12 @@ function Users() {
                       type="button"
                       class="danger"
                       aria-label={`Delete ${user.username}`}
-                      onClick={() => {
-                        if (!confirm(`Delete the account ${user.username}? Their likes, playlists and plays go too.`))
-                          return
-                        void act(
-                          () => api((client) => client.adminUsers.delete({ path: { id: user.id } })),
-                          `Deleted ${user.username}.`,
-                        )
-                      }}
+                      onClick={() =>
+                        run(() => api((client) => client.adminUsers.delete({ path: { id: user.id } })), {
+                          confirm: `Delete the account ${user.username}? Their likes, playlists and plays go too.`,
+                          done: `Deleted ${user.username}.`,
+                        })
+                      }
                     >
                       Delete
                     </button>

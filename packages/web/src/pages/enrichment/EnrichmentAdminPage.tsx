@@ -2,8 +2,9 @@ import { useSignal } from "@preact/signals"
 import type { TagSource } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural } from "../../components/format.js"
+import { type Action, useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const NAMES: Record<string, string> = {
   musicbrainz: "MusicBrainz",
@@ -14,16 +15,12 @@ const NAMES: Record<string, string> = {
 const nameOf = (id: string) => NAMES[id] ?? id
 
 /** One provider: enable, key, connection test. */
-function SourceRow(props: { readonly source: TagSource; readonly onChange: (text: string) => void }) {
+function SourceRow(props: { readonly source: TagSource; readonly action: Action }) {
   const { source } = props
   const key = useSignal(source.api_key ?? "")
-  const run = async (what: () => Promise<string>) => {
-    try {
-      props.onChange(await what())
-    } catch (failure) {
-      props.onChange(`${nameOf(source.id)}: ${errorMessage(failure)}`)
-    }
-  }
+  /** Says what `what` returns, or the provider's name and why it failed. */
+  const run = (what: () => Promise<string>) =>
+    props.action.run(what, { done: (text) => text, failed: nameOf(source.id) })
   return (
     <tr data-source={source.id}>
       <th scope="row">{nameOf(source.id)}</th>
@@ -90,7 +87,7 @@ function SourceRow(props: { readonly source: TagSource; readonly onChange: (text
 }
 
 /** The music manager (Lidarr): URL, key, the defaults every add needs, auto-approve. */
-function ManagerForm(props: { readonly onChange: (text: string) => void }) {
+function ManagerForm(props: { readonly action: Action }) {
   const settings = useLoad((signal) => api((client) => client.manager.get(), signal), [])
   const save = async (event: Event) => {
     event.preventDefault()
@@ -103,24 +100,28 @@ function ManagerForm(props: { readonly onChange: (text: string) => void }) {
       const value = text(name)
       return value === null || !/^\d+$/.test(value) ? null : Number(value)
     }
-    try {
-      await api((client) =>
-        client.manager.set({
-          payload: {
-            url: text("url"),
-            api_key: text("api_key"),
-            root_folder_path: text("root_folder_path"),
-            quality_profile_id: number("quality_profile_id"),
-            metadata_profile_id: number("metadata_profile_id"),
-            auto_approve: data.get("auto_approve") === "on",
-          },
-        }),
-      )
-      props.onChange("Manager settings saved.")
-      settings.reload()
-    } catch (failure) {
-      props.onChange(`Manager settings not saved: ${errorMessage(failure)}`)
-    }
+    await props.action.run(
+      () =>
+        api((client) =>
+          client.manager.set({
+            payload: {
+              url: text("url"),
+              api_key: text("api_key"),
+              root_folder_path: text("root_folder_path"),
+              quality_profile_id: number("quality_profile_id"),
+              metadata_profile_id: number("metadata_profile_id"),
+              auto_approve: data.get("auto_approve") === "on",
+            },
+          }),
+        ),
+      {
+        done: () => {
+          settings.reload()
+          return "Manager settings saved."
+        },
+        failed: "Manager settings not saved",
+      },
+    )
   }
   return (
     <>
@@ -171,19 +172,10 @@ function ManagerForm(props: { readonly onChange: (text: string) => void }) {
 
 /** Admin: tag and cover providers (enable, key, test, research), missing covers, the music manager. */
 function Enrichment() {
-  const message = useSignal("")
   const sources = useLoad((signal) => api((client) => client.tagSources.list(), signal), [])
-  const say = (text: string) => {
-    message.value = text
-    sources.reload()
-  }
-  const act = async (what: () => Promise<string>) => {
-    try {
-      say(await what())
-    } catch (failure) {
-      say(errorMessage(failure))
-    }
-  }
+  const action = useAction(sources.reload)
+  const { message } = action
+  const act = (what: () => Promise<string>) => action.run(what, { done: (text) => text })
   return (
     <section>
       <h1>Enrichment</h1>
@@ -210,7 +202,7 @@ function Enrichment() {
           </thead>
           <tbody>
             {sources.data.providers.map((source) => (
-              <SourceRow key={`${source.id}-${source.version}-${source.api_key}`} source={source} onChange={say} />
+              <SourceRow key={`${source.id}-${source.version}-${source.api_key}`} source={source} action={action} />
             ))}
           </tbody>
         </table>
@@ -241,7 +233,7 @@ function Enrichment() {
           Fetch missing covers
         </button>
       </div>
-      <ManagerForm onChange={(text) => (message.value = text)} />
+      <ManagerForm action={action} />
     </section>
   )
 }

@@ -2,8 +2,9 @@ import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestStatus } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const FILTERS: ReadonlyArray<{ readonly value: RequestStatus | "all"; readonly label: string }> = [
   { value: "pending", label: "Pending" },
@@ -17,7 +18,6 @@ const FILTERS: ReadonlyArray<{ readonly value: RequestStatus | "all"; readonly l
 /** Admin: listeners' requests; approve (the manager is asked at once and re-asked until it confirms) or reject. */
 function Requests() {
   const filter = useSignal<RequestStatus | "all">("pending")
-  const message = useSignal("")
   const list = useLoad(
     (signal) =>
       api(
@@ -26,28 +26,28 @@ function Requests() {
       ),
     [filter.value],
   )
+  const { message, busy, run } = useAction(list.reload)
   const act = async (row: AcquisitionRequest, action: "approve" | "reject") => {
-    message.value = ""
-    try {
-      const done =
+    await run(
+      () =>
         action === "approve"
-          ? await api((client) => client.adminRequests.approve({ path: { id: row.id } }))
-          : await api((client) =>
+          ? api((client) => client.adminRequests.approve({ path: { id: row.id } }))
+          : api((client) =>
               client.adminRequests.reject({
                 path: { id: row.id },
                 payload: { reason: prompt(`Why reject ${row.name}? (optional)`) ?? undefined },
               }),
-            )
-      message.value =
-        action === "approve"
-          ? done.manager_add_confirmed_at === null
-            ? `${row.name} approved; the manager has not confirmed yet (it is retried until it does).`
-            : `${row.name} approved and added to the manager.`
-          : `${row.name} rejected.`
-      list.reload()
-    } catch (failure) {
-      message.value = `${row.name}: ${errorMessage(failure)}`
-    }
+            ),
+      {
+        done: (done) =>
+          action === "approve"
+            ? done.manager_add_confirmed_at === null
+              ? `${row.name} approved; the manager has not confirmed yet (it is retried until it does).`
+              : `${row.name} approved and added to the manager.`
+            : `${row.name} rejected.`,
+        failed: row.name,
+      },
+    )
   }
   return (
     <section>
@@ -65,7 +65,7 @@ function Requests() {
           ))}
         </select>
       </label>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       <Status loaded={list} />

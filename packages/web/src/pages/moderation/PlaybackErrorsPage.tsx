@@ -2,8 +2,9 @@ import { useSignal } from "@preact/signals"
 import { PLAYBACK_ERROR_RESOLUTIONS, type PlaybackError, type PlaybackErrorResolution } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const PAGE = 50
 
@@ -17,7 +18,6 @@ const KIND_NAMES: Record<PlaybackError["kind"], string> = {
 function PlaybackErrors() {
   const showResolved = useSignal(false)
   const offset = useSignal(0)
-  const message = useSignal("")
   const choice = useSignal<Record<string, PlaybackErrorResolution>>({})
   const list = useLoad(
     (signal) =>
@@ -30,16 +30,13 @@ function PlaybackErrors() {
       ),
     [showResolved.value, offset.value],
   )
-  const resolve = async (row: PlaybackError) => {
+  const { message, busy, run } = useAction(list.reload)
+  const resolve = (row: PlaybackError) => {
     const resolution = choice.value[row.id] ?? "fixed"
-    message.value = ""
-    try {
-      await api((client) => client.adminPlaybackErrors.resolve({ path: { id: row.id }, payload: { resolution } }))
-      message.value = `${row.track_title}: resolved as ${resolution.replace("_", "-")}.`
-      list.reload()
-    } catch (failure) {
-      message.value = `${row.track_title}: ${errorMessage(failure)}`
-    }
+    return run(
+      () => api((client) => client.adminPlaybackErrors.resolve({ path: { id: row.id }, payload: { resolution } })),
+      { done: `${row.track_title}: resolved as ${resolution.replace("_", "-")}.`, failed: row.track_title },
+    )
   }
   const data = list.data
   return (
@@ -56,7 +53,7 @@ function PlaybackErrors() {
         />{" "}
         Show resolved errors
       </label>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       <Status loaded={list} />

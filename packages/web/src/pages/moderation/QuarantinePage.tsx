@@ -2,8 +2,9 @@ import { useSignal } from "@preact/signals"
 import type { QuarantineAction, QuarantineEntry } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const VERDICTS: ReadonlyArray<{
   readonly action: QuarantineAction
@@ -32,23 +33,18 @@ const ACTION_NAMES: Record<QuarantineAction, string> = {
 /** Admin: tracks listeners flagged (GET /api/admin/quarantine), each resolved with one verdict for everyone. */
 function Quarantine() {
   const showResolved = useSignal(false)
-  const message = useSignal("")
   const list = useLoad(
     (signal) =>
       api((client) => client.moderation.list({ urlParams: { resolved: showResolved.value, limit: 200 } }), signal),
     [showResolved.value],
   )
-  const resolve = async (entry: QuarantineEntry, action: QuarantineAction, confirmText?: string) => {
-    if (confirmText !== undefined && !confirm(confirmText)) return
-    message.value = ""
-    try {
-      const done = await api((client) => client.moderation.resolve({ path: { id: entry.id }, payload: { action } }))
-      message.value = `${entry.track_title}: ${ACTION_NAMES[action]} (${plural(done.resolved, "flag")} resolved).`
-      list.reload()
-    } catch (failure) {
-      message.value = `${entry.track_title}: ${errorMessage(failure)}`
-    }
-  }
+  const { message, busy, run } = useAction(list.reload)
+  const resolve = (entry: QuarantineEntry, action: QuarantineAction, confirmText?: string) =>
+    run(() => api((client) => client.moderation.resolve({ path: { id: entry.id }, payload: { action } })), {
+      ...(confirmText === undefined ? {} : { confirm: confirmText }),
+      done: (done) => `${entry.track_title}: ${ACTION_NAMES[action]} (${plural(done.resolved, "flag")} resolved).`,
+      failed: entry.track_title,
+    })
   return (
     <section>
       <h1>Quarantine</h1>
@@ -64,7 +60,7 @@ function Quarantine() {
         />{" "}
         Show resolved flags
       </label>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       <Status loaded={list} />

@@ -1,8 +1,9 @@
 import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestKind } from "@tonearm/core"
 import { when } from "../../components/format.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 import { query } from "../../state/router.js"
 
 const STATUS_NAMES: Record<AcquisitionRequest["status"], string> = {
@@ -20,37 +21,27 @@ const isOpen = (request: AcquisitionRequest) => request.status === "pending" || 
  * or with one click from the artists Discover suggests that are not in the library. Their own requests below.
  */
 export default function RequestsPage() {
-  const message = useSignal("")
   const mine = useLoad((signal) => api((client) => client.requests.list(), signal), [])
+  const { message, busy, run } = useAction(mine.reload)
   const suggestions = useLoad((signal) => api((client) => client.discover.suggestions(), signal), [])
   const kind = useSignal<RequestKind>(query.value.get("kind") === "album" ? "album" : "artist")
   const mbid = useSignal(query.value.get("mbid") ?? "")
   const name = useSignal(query.value.get("name") ?? "")
 
-  const request = async (payload: { kind: RequestKind; mbid: string; name: string }) => {
-    message.value = ""
-    try {
-      const made = await api((client) => client.requests.create({ payload: payload as never }))
-      message.value = `Requested ${payload.name}: ${STATUS_NAMES[made.status].toLowerCase()}.`
-      mine.reload()
-    } catch (failure) {
-      message.value = `Could not request ${payload.name}: ${errorMessage(failure)}`
-    }
-  }
+  const request = (payload: { kind: RequestKind; mbid: string; name: string }) =>
+    run(() => api((client) => client.requests.create({ payload: payload as never })), {
+      done: (made) => `Requested ${payload.name}: ${STATUS_NAMES[made.status].toLowerCase()}.`,
+      failed: `Could not request ${payload.name}`,
+    })
   const submit = (event: Event) => {
     event.preventDefault()
     void request({ kind: kind.value, mbid: mbid.value.trim().toLowerCase(), name: name.value.trim() })
   }
-  const cancel = async (row: AcquisitionRequest) => {
-    message.value = ""
-    try {
-      await api((client) => client.requests.cancel({ path: { id: row.id } }))
-      message.value = `Cancelled the request for ${row.name}.`
-      mine.reload()
-    } catch (failure) {
-      message.value = `Could not cancel: ${errorMessage(failure)}`
-    }
-  }
+  const cancel = (row: AcquisitionRequest) =>
+    run(() => api((client) => client.requests.cancel({ path: { id: row.id } })), {
+      done: `Cancelled the request for ${row.name}.`,
+      failed: "Could not cancel",
+    })
   const requested = new Set((mine.data ?? []).filter(isOpen).map((row) => row.mbid))
   const outside = (suggestions.data ?? []).filter((suggestion) => !suggestion.in_library)
 
@@ -95,7 +86,7 @@ export default function RequestsPage() {
           Request
         </button>
       </form>
-      <p role="status" class="admin-message">
+      <p role="status" class="admin-message" aria-busy={busy}>
         {message.value}
       </p>
       {outside.length > 0 && (

@@ -1,8 +1,9 @@
 import { useSignal } from "@preact/signals"
 import { DateTime } from "effect"
 import { asId } from "../../components/ids.js"
+import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
-import { api, errorMessage } from "../../state/api.js"
+import { api } from "../../state/api.js"
 
 const when = (value: DateTime.Utc | null) => (value === null ? "never" : DateTime.toDate(value).toLocaleString())
 
@@ -15,39 +16,35 @@ export default function SubsonicPage() {
   const appPassword = useSignal<string | null>(null)
   const newKey = useSignal<{ name: string; key: string } | null>(null)
   const keyName = useSignal("")
-  const message = useSignal("")
+  const { message, busy, run } = useAction(keys.reload)
 
-  const generatePassword = async () => {
-    try {
-      appPassword.value = (await api((client) => client.subsonicCredentials.createSubsonicPassword())).password
-      message.value = "New app password made. It replaces the previous one; copy it now, it is not shown again."
-    } catch (error) {
-      message.value = `Could not make an app password: ${errorMessage(error)}`
-    }
-  }
-  const createKey = async (event: Event) => {
+  const generatePassword = () =>
+    run(() => api((client) => client.subsonicCredentials.createSubsonicPassword()), {
+      done: (made) => {
+        appPassword.value = made.password
+        return "New app password made. It replaces the previous one; copy it now, it is not shown again."
+      },
+      failed: "Could not make an app password",
+    })
+  const createKey = (event: Event) => {
     event.preventDefault()
-    try {
-      const created = await api((client) =>
-        client.subsonicCredentials.createApiKey({ payload: { name: keyName.value.trim() } }),
-      )
-      newKey.value = { name: created.name, key: created.key }
-      keyName.value = ""
-      message.value = `API key "${created.name}" created; copy it now, it is not shown again.`
-    } catch (error) {
-      message.value = `Could not create the key: ${errorMessage(error)}`
-    }
-    keys.reload()
+    return run(
+      () => api((client) => client.subsonicCredentials.createApiKey({ payload: { name: keyName.value.trim() } })),
+      {
+        done: (created) => {
+          newKey.value = { name: created.name, key: created.key }
+          keyName.value = ""
+          return `API key "${created.name}" created; copy it now, it is not shown again.`
+        },
+        failed: "Could not create the key",
+      },
+    )
   }
-  const revoke = async (id: string, name: string) => {
-    try {
-      await api((client) => client.subsonicCredentials.revokeApiKey({ path: { id: asId(id) } }))
-      message.value = `API key "${name}" revoked.`
-    } catch (error) {
-      message.value = `Could not revoke: ${errorMessage(error)}`
-    }
-    keys.reload()
-  }
+  const revoke = (id: string, name: string) =>
+    run(() => api((client) => client.subsonicCredentials.revokeApiKey({ path: { id: asId(id) } })), {
+      done: `API key "${name}" revoked.`,
+      failed: "Could not revoke",
+    })
   return (
     <section>
       <h1>Subsonic apps</h1>
@@ -55,7 +52,9 @@ export default function SubsonicPage() {
         Connect a Subsonic app with this server's address (<code>{location.origin}</code>), your username and an app
         password.
       </p>
-      <p role="status">{message.value}</p>
+      <p role="status" aria-busy={busy}>
+        {message.value}
+      </p>
       <h2>App password</h2>
       <p>
         <button type="button" onClick={() => void generatePassword()}>
