@@ -1,15 +1,12 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { DIAGNOSTIC_RETENTION_DAYS, UserId } from "@tonearm/core"
-import { Clock, Effect, Exit, Fiber, Ref, TestClock, TestContext } from "effect"
+import { Clock, Effect, Exit, Fiber, Layer, Ref, TestClock, TestContext } from "effect"
 import { DiagnosticsService, diagnosticsSweepLoop } from "../../src/diagnostics/index.js"
-import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
+import { Admin, AdminLive, aUser } from "../ownData.js"
+import type { SignedIn } from "../support/accounts.js"
 import { raw, rawJson } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
-
-let admin: SignedIn
-let alice: SignedIn
-let bob: SignedIn
 
 const stored = (userId?: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -23,6 +20,43 @@ const stored = (userId?: string) =>
 
 const post = (who: SignedIn, body: unknown) => rawJson("POST", "/api/diagnostics", body, who.token)
 
+/** A fresh account whose debug mode the admin switched on. */
+const aDebugUser = (name: string) =>
+  Effect.gen(function* () {
+    const who = yield* aUser(name)
+    yield* (yield* Admin).client.adminUsers.setDebugMode({
+      path: { id: UserId.make(who.user.id) },
+      payload: { enabled: true },
+    })
+    return who
+  })
+
+/** Alice's batch of five events on two devices (pixel and tablet). */
+const ALICES_BATCH = [
+  { kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:00:00Z", data: { state: "playing" } },
+  { kind: "upnp_sync", device_id: "pixel", occurred_at: Date.parse("2026-11-24T10:05:00Z"), data: {} },
+  { kind: "connectivity", device_id: "tablet", occurred_at: "2026-11-24T11:00:00.250+01:00" },
+  { kind: "power", device_id: "tablet", occurred_at: "2026-11-24T10:30:00Z", data: { battery: 12 } },
+  { kind: "lifecycle", device_id: "pixel", occurred_at: "2026-11-24T10:45:00Z", data: {} },
+]
+
+/**
+ * The admin views are server-wide: the table is emptied, then fresh Alice reports her batch and one web event
+ * and fresh Bob one pixel event (seven in all), both in debug mode.
+ */
+const aliceAndBobReported = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DELETE FROM diagnostic_events`
+  const alice = yield* aDebugUser("alice")
+  const bob = yield* aDebugUser("bob")
+  expect((yield* post(alice, { events: ALICES_BATCH })).status).toBe(202)
+  yield* alice.client.diagnostics.report({
+    payload: { events: [{ kind: "playback", device_id: "web", occurred_at: "2026-11-24T12:00:00Z" }] },
+  })
+  yield* post(bob, { events: [{ kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:10:00Z" }] })
+  return { alice, bob }
+})
+
 /** A clock whose time the test sets; sleeping is real. */
 const controlledClock = (nowMs: Ref.Ref<number>): Clock.Clock => {
   const real = Clock.make()
@@ -35,14 +69,12 @@ const controlledClock = (nowMs: Ref.Ref<number>): Clock.Clock => {
   }
 }
 
-layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
+layer(AdminLive().pipe(Layer.provideMerge(TestServerLive())), { excludeTestServices: true, timeout: "120 seconds" })(
   "diagnostics: device diagnostics",
   (it) => {
     it.effect("debug mode off: 204 and nothing stored, whatever the batch holds", () =>
       Effect.gen(function* () {
-        admin = yield* signUpFirstAdmin("admin")
-        alice = yield* createAndLogIn(admin.client, "alice")
-        bob = yield* createAndLogIn(admin.client, "bob")
+        const alice = yield* aUser("alice")
         expect((yield* alice.client.me.get()).debug_mode_enabled).toBe(false)
         for (const body of [
           { events: [{ kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:00:00Z", data: {} }] },
@@ -53,7 +85,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
           expect(response.status).toBe(204)
           expect(response.text).toBe("")
         }
-        expect(yield* stored()).toBe(0)
+        expect(yield* stored(alice.user.id)).toBe(0)
         const anonymous = yield* rawJson("POST", "/api/diagnostics", { events: [] })
         expect(anonymous.status).toBe(401)
       }),
@@ -61,6 +93,9 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("PUT /api/admin/users/{id}/debug-mode sets the gate GET /api/me reads; non-admins get 403", () =>
       Effect.gen(function* () {
+        const admin = yield* Admin
+        const alice = yield* aUser("alice")
+        const bob = yield* aUser("bob")
         const updated = yield* admin.client.adminUsers.setDebugMode({
           path: { id: UserId.make(alice.user.id) },
           payload: { enabled: true },
@@ -89,6 +124,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("debug mode on: an unknown kind rejects the whole batch with 400 unknown_kind", () =>
       Effect.gen(function* () {
+        const alice = yield* aDebugUser("alice")
         const response = yield* post(alice, {
           events: [
             { kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:00:00Z", data: {} },
@@ -97,12 +133,13 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         })
         expect(response.status).toBe(400)
         expect(response.json).toMatchObject({ error: { code: "unknown_kind" } })
-        expect(yield* stored()).toBe(0)
+        expect(yield* stored(alice.user.id)).toBe(0)
       }),
     )
 
     it.effect("the kind whitelist is also a database constraint", () =>
       Effect.gen(function* () {
+        const alice = yield* aUser("alice")
         const sql = yield* SqlClient.SqlClient
         const direct = yield* sql`
         INSERT INTO diagnostic_events (user_id, device_id, kind, occurred_at, received_at)
@@ -113,15 +150,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("debug mode on: 202 {accepted}; occurred_at as RFC 3339 or epoch milliseconds", () =>
       Effect.gen(function* () {
-        const response = yield* post(alice, {
-          events: [
-            { kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:00:00Z", data: { state: "playing" } },
-            { kind: "upnp_sync", device_id: "pixel", occurred_at: Date.parse("2026-11-24T10:05:00Z"), data: {} },
-            { kind: "connectivity", device_id: "tablet", occurred_at: "2026-11-24T11:00:00.250+01:00" },
-            { kind: "power", device_id: "tablet", occurred_at: "2026-11-24T10:30:00Z", data: { battery: 12 } },
-            { kind: "lifecycle", device_id: "pixel", occurred_at: "2026-11-24T10:45:00Z", data: {} },
-          ],
-        })
+        const alice = yield* aDebugUser("alice")
+        const response = yield* post(alice, { events: ALICES_BATCH })
         expect(response.status).toBe(202)
         expect(response.json).toEqual({ accepted: 5 })
         expect(yield* stored(alice.user.id)).toBe(5)
@@ -137,7 +167,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("a malformed event or a batch over 500 events is a 4xx envelope and nothing is stored", () =>
       Effect.gen(function* () {
-        const before = yield* stored()
+        const alice = yield* aDebugUser("alice")
+        const before = yield* stored(alice.user.id)
         for (const body of [
           { events: [{ kind: "playback" }] },
           { events: [{ kind: "playback", device_id: "pixel", occurred_at: "yesterday" }] },
@@ -154,7 +185,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         expect(tooMany.json).toMatchObject({ error: { code: "payload_too_large" } })
         const notJson = yield* raw("POST", "/api/diagnostics", { body: "{oops", token: alice.token })
         expect(notJson.status).toBe(400)
-        expect(yield* stored()).toBe(before)
+        expect(yield* stored(alice.user.id)).toBe(before)
         const exactly500 = yield* post(alice, { events: many.slice(0, 500) })
         expect(exactly500.status).toBe(202)
         yield* Effect.flatMap(
@@ -166,11 +197,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("the admin timeline filters by account, device, kind and a from/to window in RFC 3339 or epoch ms", () =>
       Effect.gen(function* () {
-        yield* admin.client.adminUsers.setDebugMode({
-          path: { id: UserId.make(bob.user.id) },
-          payload: { enabled: true },
-        })
-        yield* post(bob, { events: [{ kind: "playback", device_id: "pixel", occurred_at: "2026-11-24T10:10:00Z" }] })
+        const admin = yield* Admin
+        const { alice, bob } = yield* aliceAndBobReported
         const all = yield* admin.client.adminDiagnostics.timeline({ urlParams: {} })
         expect(all.items).toHaveLength(7)
         expect(all.cursor).toBeNull()
@@ -180,7 +208,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
         const byUser = yield* admin.client.adminDiagnostics.timeline({
           urlParams: { user_id: UserId.make(bob.user.id) },
         })
-        expect(byUser.items.map((item) => item.username)).toEqual(["bob"])
+        expect(byUser.items.map((item) => item.username)).toEqual([bob.user.username])
         const byDevice = yield* admin.client.adminDiagnostics.timeline({
           urlParams: { user_id: UserId.make(alice.user.id), device_id: "tablet" },
         })
@@ -214,6 +242,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
       "timeline bad input: an unknown kind filter is 400 unknown_kind; a bad time or cursor 400; non-admin 403",
       () =>
         Effect.gen(function* () {
+          const admin = yield* Admin
+          const alice = yield* aUser("alice")
           const kind = yield* raw("GET", "/api/admin/diagnostics?kind=telepathy", { token: admin.token })
           expect(kind.status).toBe(400)
           expect(kind.json).toMatchObject({ error: { code: "unknown_kind" } })
@@ -233,23 +263,26 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
       "export-sized paging: limit defaults to 500, is clamped to 5000, and the cursor walks every row once",
       () =>
         Effect.gen(function* () {
+          const admin = yield* Admin
+          const alice = yield* aUser("alice")
           const sql = yield* SqlClient.SqlClient
           yield* sql`
         INSERT INTO diagnostic_events (user_id, device_id, kind, occurred_at, received_at)
         SELECT ${alice.user.id}, 'bulk', 'lifecycle', now() - make_interval(secs => g), now()
         FROM generate_series(1, 1200) AS g`
-          const first = yield* admin.client.adminDiagnostics.timeline({ urlParams: { device_id: "bulk" } })
+          const mine = { user_id: UserId.make(alice.user.id), device_id: "bulk" }
+          const first = yield* admin.client.adminDiagnostics.timeline({ urlParams: mine })
           expect(first.items).toHaveLength(500)
           expect(first.cursor).not.toBeNull()
           const clamped = yield* admin.client.adminDiagnostics.timeline({
-            urlParams: { device_id: "bulk", limit: 100_000 },
+            urlParams: { ...mine, limit: 100_000 },
           })
           expect(clamped.items).toHaveLength(1200)
           const seen: Array<string> = []
           let cursor: string | undefined
           for (;;) {
             const page = yield* admin.client.adminDiagnostics.timeline({
-              urlParams: { device_id: "bulk", limit: 333, ...(cursor === undefined ? {} : { cursor }) },
+              urlParams: { ...mine, limit: 333, ...(cursor === undefined ? {} : { cursor }) },
             })
             seen.push(...page.items.map((item) => item.id))
             if (page.cursor === null) break
@@ -263,17 +296,24 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("the device overview has one row per account and device", () =>
       Effect.gen(function* () {
+        const admin = yield* Admin
+        const { alice, bob } = yield* aliceAndBobReported
         const devices = yield* admin.client.adminDiagnostics.devices()
         const tablet = devices.find((row) => row.device_id === "tablet")!
         // connectivity at 10:00Z (11:00+01:00), power at 10:30Z.
-        expect(tablet).toMatchObject({ username: "alice", events: 2, last_kind: "power", debug_mode_enabled: true })
+        expect(tablet).toMatchObject({
+          username: alice.user.username,
+          events: 2,
+          last_kind: "power",
+          debug_mode_enabled: true,
+        })
         expect(tablet.kinds).toEqual({ connectivity: 1, power: 1 })
         expect(
           devices
             .filter((row) => row.device_id === "pixel")
             .map((row) => row.username)
             .sort(),
-        ).toEqual(["alice", "bob"])
+        ).toEqual([alice.user.username, bob.user.username].sort())
         // Most recently heard first.
         const last = devices.map((row) => row.last_seen_at.epochMillis)
         expect([...last].sort((a, b) => b - a)).toEqual(last)
@@ -282,6 +322,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })(
 
     it.effect("the retention sweep prunes rows older than 30 days by the server's clock (controlled clock)", () =>
       Effect.gen(function* () {
+        const alice = yield* aUser("alice")
         const sql = yield* SqlClient.SqlClient
         const diagnostics = yield* DiagnosticsService
         yield* sql`DELETE FROM diagnostic_events`

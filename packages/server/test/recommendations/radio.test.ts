@@ -1,33 +1,31 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { AlbumId, ArtistId, TrackId } from "@tonearm/core"
-import { Effect } from "effect"
-import { createAndLogIn, type SignedIn, signUpFirstAdmin } from "../support/accounts.js"
-import { scanNow } from "../support/library.js"
-import { arrangePlays, type LibraryTrackRow, libraryTracks, syntheticLibrary } from "../support/listening.js"
+import { Effect, Layer } from "effect"
+import { AdminLive, aUser, ScannedLive } from "../ownData.js"
+import { arrangePlays, libraryTracks, syntheticLibrary } from "../support/listening.js"
 import { raw } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 const root = await syntheticLibrary(600, 41)
 
-let alice: SignedIn
-let bob: SignedIn
-let tracks: ReadonlyArray<LibraryTrackRow>
 const GENRE = "Jazz"
 const SIZE = 12
 const SIZE_MAX = 15
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
 
-layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX, recentlyPlayedHours: 24 } }), {
+const server = TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX, recentlyPlayedHours: 24 } })
+
+/** A fresh listener and the library's tracks (read-only). */
+const aListener = (name: string) => Effect.all({ listener: aUser(name), tracks: libraryTracks })
+
+layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(server)), {
   excludeTestServices: true,
   timeout: "180 seconds",
 })("recommendations: radio", (it) => {
   it.effect("a track seed opens its own radio; radio_id is a fresh UUID each time", () =>
     Effect.gen(function* () {
-      alice = yield* signUpFirstAdmin("alice")
-      bob = yield* createAndLogIn(alice.client, "bob")
-      yield* scanNow()
-      tracks = yield* libraryTracks
+      const { listener: alice, tracks } = yield* aListener("alice")
       const seed = tracks.find((track) => track.genres.includes(GENRE))!
       const radio = yield* alice.client.radio.start({ payload: { seed: { kind: "track", id: seed.id } } })
       expect(radio.radio_id).toMatch(UUID)
@@ -41,6 +39,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
 
   it.effect("an artist seed, an album seed and a genre seed each give a radio close to the seed", () =>
     Effect.gen(function* () {
+      const { listener: alice, tracks } = yield* aListener("alice")
       const seed = tracks.find((track) => track.genres.length === 1 && track.genres[0] === GENRE)!
       const byArtist = yield* alice.client.radio.start({ payload: { seed: { kind: "artist", id: seed.artist_id } } })
       expect(byArtist.tracks.length).toBeGreaterThan(0)
@@ -61,6 +60,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
     "size defaults to TONEARM_RADIO_SIZE; a size above TONEARM_RADIO_SIZE_MAX is clamped to it, not refused",
     () =>
       Effect.gen(function* () {
+        const alice = yield* aUser("alice")
         const seed = { kind: "genre", value: GENRE } as const
         expect((yield* alice.client.radio.start({ payload: { seed } })).tracks).toHaveLength(SIZE)
         expect((yield* alice.client.radio.start({ payload: { seed, size: 5 } })).tracks).toHaveLength(5)
@@ -70,6 +70,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
 
   it.effect("an unknown seed id, or a genre no track has, is 404 not_found", () =>
     Effect.gen(function* () {
+      const alice = yield* aUser("alice")
       const missing = "00000000-0000-4000-8000-000000000000"
       for (const seed of [
         { kind: "track", id: TrackId.make(missing) },
@@ -86,6 +87,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
 
   it.effect("a malformed seed id, an unknown seed kind or a size below 1 is 400 invalid_request", () =>
     Effect.gen(function* () {
+      const { listener: alice, tracks } = yield* aListener("alice")
       const track = tracks[0]!.id
       for (const body of [
         { seed: { kind: "track", id: "not-a-uuid" } },
@@ -104,6 +106,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
 
   it.effect("plays from a radio report source radio:<radio_id>", () =>
     Effect.gen(function* () {
+      const bob = yield* aUser("bob")
       const radio = yield* bob.client.radio.start({ payload: { seed: { kind: "genre", value: GENRE } } })
       const source = `radio:${radio.radio_id}`
       yield* bob.client.plays.report({
@@ -117,12 +120,13 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
 
   it.effect("radio reads the caller's own stored profile: it never builds, writes or borrows another user's", () =>
     Effect.gen(function* () {
+      const { listener: alice, tracks } = yield* aListener("alice")
       const sql = yield* SqlClient.SqlClient
       const jazz = tracks.filter((track) => track.genres.includes(GENRE))
       yield* arrangePlays(alice.user.id, jazz.slice(0, 30), { times: 3, daysAgo: 2 })
       yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
       const before = yield* sql`SELECT user_id, dimension, key, weight FROM taste_profile_weights ORDER BY 1, 2, 3`
-      const carol = yield* createAndLogIn(alice.client, "carol")
+      const carol = yield* aUser("carol")
       const radio = yield* carol.client.radio.start({ payload: { seed: { kind: "genre", value: GENRE } } })
       expect(radio.tracks.length).toBeGreaterThan(0)
       yield* alice.client.radio.start({ payload: { seed: { kind: "genre", value: GENRE } } })
@@ -136,7 +140,7 @@ layer(TestServerLive({ libraryDir: root, radio: { size: SIZE, sizeMax: SIZE_MAX,
   it.effect("the radio's order follows the device class of the caller's latest play (rule 4)", () =>
     Effect.gen(function* () {
       // Dana listens to one set of artists in the car and another on her phone; her latest play decides the cell.
-      const dana = yield* createAndLogIn(alice.client, "dana")
+      const { listener: dana, tracks } = yield* aListener("dana")
       const jazz = tracks.filter((track) => track.genres.length === 1 && track.genres[0] === GENRE)
       const artists = [...new Set(jazz.map((track) => track.artist_id))]
       expect(artists.length).toBeGreaterThan(3)
