@@ -47,6 +47,26 @@ type State =
   | { readonly trackId: string; readonly status: "loaded"; readonly lyrics: Lyrics | null }
   | { readonly trackId: string; readonly status: "failed"; readonly error: string }
 
+/**
+ * The button that opens and closes the panel: in the player bar, and on a phone in the mini player (the panel is
+ * a sheet above it there, so play/pause and next stay at hand while reading).
+ */
+export function LyricsButton() {
+  return (
+    <button
+      type="button"
+      id={LYRICS_BUTTON_ID}
+      class="icon"
+      aria-label="Lyrics"
+      aria-expanded={lyricsOpen.value}
+      aria-controls={lyricsOpen.value ? "lyrics-panel" : undefined}
+      onClick={() => (lyricsOpen.value = !lyricsOpen.value)}
+    >
+      <Icon name="lyrics" />
+    </button>
+  )
+}
+
 /** Closes the panel and gives the focus back to the Lyrics button (Escape, the close button). */
 export const closeLyrics = () => {
   lyricsOpen.value = false

@@ -5,27 +5,12 @@ import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
-import {
-  current,
-  cycleRepeat,
-  duration,
-  index,
-  next,
-  playIndex,
-  playing,
-  position,
-  previous,
-  queue,
-  repeat,
-  seek,
-  shuffle,
-  togglePlay,
-  toggleShuffle,
-} from "../state/player.js"
+import { current, duration, index, next, playIndex, playing, position, queue, togglePlay } from "../state/player.js"
 import { pathname } from "../state/router.js"
 import { isPhone } from "../state/viewport.js"
 import { CastButton } from "./CastButton.js"
-import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
+import { LyricsButton, lyricsOpen } from "./LyricsPanel.js"
+import { SeekSlider, TransportControls } from "./TransportControls.js"
 
 /** Whether the full-screen Now Playing (the phone's player) is open. */
 export const nowPlayingOpen = signal(false)
@@ -68,23 +53,6 @@ addEventListener("popstate", (event) => {
     nowPlayingOpen.value = false
   }
 })
-
-/** The lyrics: on a phone a sheet above the mini player, so play/pause and next stay at hand while reading. */
-function LyricsButton() {
-  return (
-    <button
-      type="button"
-      id={LYRICS_BUTTON_ID}
-      class="icon"
-      aria-label="Lyrics"
-      aria-expanded={lyricsOpen.value}
-      aria-controls={lyricsOpen.value ? "lyrics-panel" : undefined}
-      onClick={() => (lyricsOpen.value = !lyricsOpen.value)}
-    >
-      <Icon name="lyrics" />
-    </button>
-  )
-}
 
 /** The playing track's progress as a thin line (the mini player has no room for a seek bar). */
 function Progress() {
@@ -234,16 +202,7 @@ export function NowPlaying() {
             <LikeButton kind="track" id={track.id} label={track.title} />
           </div>
           <div class="seek np-seek">
-            <input
-              type="range"
-              aria-label="Seek"
-              min={0}
-              max={Math.max(duration.value, 0.1)}
-              step={1}
-              value={position.value}
-              aria-valuetext={`${formatTime(position.value)} of ${formatTime(duration.value)}`}
-              onInput={(event) => seek(Number((event.currentTarget as HTMLInputElement).value))}
-            />
+            <SeekSlider />
             <span class="time" aria-hidden="true">
               {formatTime(position.value)}
             </span>
@@ -251,35 +210,7 @@ export function NowPlaying() {
               {formatTime(duration.value)}
             </span>
           </div>
-          <div class="np-transport">
-            <button
-              type="button"
-              aria-label="Shuffle"
-              aria-pressed={shuffle.value}
-              onClick={toggleShuffle}
-              class="icon"
-            >
-              <Icon name="shuffle" />
-            </button>
-            <button type="button" aria-label="Previous track" onClick={previous} class="icon">
-              <Icon name="previous" />
-            </button>
-            <button type="button" aria-label={playing.value ? "Pause" : "Play"} onClick={togglePlay} class="icon play">
-              <Icon name={playing.value ? "pause" : "play"} />
-            </button>
-            <button type="button" aria-label="Next track" onClick={next} class="icon">
-              <Icon name="next" />
-            </button>
-            <button
-              type="button"
-              aria-label={`Repeat: ${repeat.value}`}
-              aria-pressed={repeat.value !== "off"}
-              onClick={cycleRepeat}
-              class="icon"
-            >
-              <Icon name={repeat.value === "one" ? "repeatOne" : "repeat"} />
-            </button>
-          </div>
+          <TransportControls class="np-transport" />
           {/* Secondary controls: lyrics, and the speakers to cast to. */}
           <div class="np-extras">
             <button type="button" class="icon" aria-label="Lyrics" onClick={showLyrics}>

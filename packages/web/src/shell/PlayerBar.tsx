@@ -4,26 +4,10 @@ import { Cover } from "../components/Cover.js"
 import { formatTime } from "../components/format.js"
 import { Icon } from "../components/Icon.js"
 import { LikeButton } from "../components/LikeButton.js"
-import {
-  current,
-  cycleRepeat,
-  duration,
-  muted,
-  next,
-  playing,
-  position,
-  previous,
-  repeat,
-  seek,
-  setVolume,
-  shuffle,
-  toggleMute,
-  togglePlay,
-  toggleShuffle,
-  volume,
-} from "../state/player.js"
+import { current, duration, muted, position, setVolume, toggleMute, volume } from "../state/player.js"
 import { CastButton } from "./CastButton.js"
-import { LYRICS_BUTTON_ID, lyricsOpen } from "./LyricsPanel.js"
+import { LyricsButton } from "./LyricsPanel.js"
+import { SeekSlider, TransportControls } from "./TransportControls.js"
 
 /** The bar at the bottom: always mounted, so what plays survives every navigation. */
 export function PlayerBar() {
@@ -60,50 +44,12 @@ export function PlayerBar() {
         )}
       </div>
       <div class="transport">
-        <div class="buttons">
-          <button type="button" aria-label="Shuffle" aria-pressed={shuffle.value} onClick={toggleShuffle} class="icon">
-            <Icon name="shuffle" />
-          </button>
-          <button type="button" aria-label="Previous track" onClick={previous} class="icon">
-            <Icon name="previous" />
-          </button>
-          <button
-            type="button"
-            aria-label={playing.value ? "Pause" : "Play"}
-            onClick={togglePlay}
-            class="icon play"
-            disabled={track === undefined}
-          >
-            <Icon name={playing.value ? "pause" : "play"} />
-          </button>
-          <button type="button" aria-label="Next track" onClick={next} class="icon">
-            <Icon name="next" />
-          </button>
-          <button
-            type="button"
-            aria-label={`Repeat: ${repeat.value}`}
-            aria-pressed={repeat.value !== "off"}
-            onClick={cycleRepeat}
-            class="icon"
-          >
-            <Icon name={repeat.value === "one" ? "repeatOne" : "repeat"} />
-          </button>
-        </div>
+        <TransportControls class="buttons" />
         <div class="seek">
           <span class="time" aria-hidden="true">
             {formatTime(position.value)}
           </span>
-          <input
-            type="range"
-            aria-label="Seek"
-            min={0}
-            max={Math.max(duration.value, 0.1)}
-            step={1}
-            value={position.value}
-            aria-valuetext={`${formatTime(position.value)} of ${formatTime(duration.value)}`}
-            onInput={(event) => seek(Number((event.currentTarget as HTMLInputElement).value))}
-            disabled={track === undefined}
-          />
+          <SeekSlider />
           <span class="time" aria-hidden="true">
             {formatTime(duration.value)}
           </span>
@@ -128,17 +74,7 @@ export function PlayerBar() {
           value={volume.value}
           onInput={(event) => setVolume(Number((event.currentTarget as HTMLInputElement).value))}
         />
-        <button
-          type="button"
-          id={LYRICS_BUTTON_ID}
-          class="icon"
-          aria-label="Lyrics"
-          aria-expanded={lyricsOpen.value}
-          aria-controls={lyricsOpen.value ? "lyrics-panel" : undefined}
-          onClick={() => (lyricsOpen.value = !lyricsOpen.value)}
-        >
-          <Icon name="lyrics" />
-        </button>
+        <LyricsButton />
         <CastButton />
         <a href="/queue" class="button">
           Queue
