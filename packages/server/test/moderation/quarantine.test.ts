@@ -75,6 +75,9 @@ const unflaggedTrack = (pick: (track: LibraryTrackRow) => boolean = () => true) 
 const freshFlag = (who: SignedIn, pick?: (track: LibraryTrackRow) => boolean) =>
   Effect.flatMap(unflaggedTrack(pick), (track) => flag(who, track.id))
 
+/** Manager settings without a URL (saving always needs the defaults): no manager configured. */
+const NO_MANAGER = { url: null, root_folder_path: "/music", quality_profile_id: 1, metadata_profile_id: 1 }
+
 /** A fake Lidarr (API v1) on loopback: one artist, its track files, and a recorded DELETE. */
 interface FakeLidarr {
   readonly url: string
@@ -514,7 +517,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
     Effect.gen(function* () {
       const admin = yield* Admin
       const alice = yield* aUser("alice")
-      yield* admin.client.manager.set({ payload: { url: null } })
+      yield* admin.client.manager.set({ payload: NO_MANAGER })
       expect((yield* admin.client.manager.get()).url).toBeNull()
       const entry = yield* freshFlag(alice)
       const response = yield* rawJson(
@@ -540,7 +543,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
         const lidarr = yield* Effect.promise(startFakeLidarr)
         yield* Effect.addFinalizer(() => Effect.promise(() => lidarr.close()))
         // Other tests expect no manager: unset it when this test ends.
-        yield* Effect.addFinalizer(() => Effect.orDie(admin.client.manager.set({ payload: { url: null } })))
+        yield* Effect.addFinalizer(() => Effect.orDie(admin.client.manager.set({ payload: NO_MANAGER })))
         // Configured the way an admin does it: the request workflow's manager settings.
         yield* admin.client.manager.set({
           payload: {
