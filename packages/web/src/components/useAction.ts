@@ -11,12 +11,10 @@ export interface ActionSay<A> {
 }
 
 export interface Action {
-  /** The last outcome, for the page's `role="status"` line (cleared when an action starts). */
+  /** The last outcome, for the page's `role="status"` line. */
   readonly message: Signal<string>
   /** Whether the message says why the last action failed (a page may show a failure apart, as an alert). */
   readonly failed: boolean
-  /** Whether an action is still on its way. */
-  readonly busy: boolean
   /** Runs `call`, says how it went, and reloads the page's data after a success. Resolves to whether it worked. */
   readonly run: <A>(call: () => Promise<A>, say: ActionSay<A>) => Promise<boolean>
   /** Says a line without calling anything ("Nothing changed."). */
@@ -24,21 +22,21 @@ export interface Action {
 }
 
 /**
- * The pattern of every action button and form on the admin and account pages: press → call the server → a busy
- * flag while it runs → one line saying it worked or why not, and the listed data reloaded (`reload`, from useLoad).
+ * The pattern of every action button and form on the admin and account pages: press → call the server → one line
+ * saying it worked or why not, and the listed data reloaded (`reload`, from useLoad).
+ *
+ * Nothing changes while the call is on its way (no cleared line, no busy flag): a re-render then would put a
+ * checkbox the listener just ticked back to the server's old value until the reload lands.
  */
 export const useAction = (reload?: () => void): Action => {
   const message = useSignal("")
   const failed = useSignal(false)
-  const running = useSignal(0)
   const say = (text: string) => {
     message.value = text
     failed.value = false
   }
   const run = async <A>(call: () => Promise<A>, lines: ActionSay<A>): Promise<boolean> => {
     if (lines.confirm !== undefined && !confirm(lines.confirm)) return false
-    say("")
-    running.value += 1
     try {
       const result = await call()
       say(typeof lines.done === "string" ? lines.done : lines.done(result))
@@ -48,9 +46,7 @@ export const useAction = (reload?: () => void): Action => {
       message.value = lines.failed === undefined ? errorMessage(failure) : `${lines.failed}: ${errorMessage(failure)}`
       failed.value = true
       return false
-    } finally {
-      running.value -= 1
     }
   }
-  return { message, failed: failed.value, busy: running.value > 0, run, say }
+  return { message, failed: failed.value, run, say }
 }

@@ -10,7 +10,7 @@ const when = (value: DateTime.Utc) => DateTime.toDate(value).toLocaleString()
 /** The user's sessions, the current one marked; revoke one, or sign out every other. */
 export default function SessionsPage() {
   const sessions = useLoad((signal) => api((client) => client.me.listSessions(), signal), [])
-  const { message, busy, run } = useAction(sessions.reload)
+  const { message, run } = useAction(sessions.reload)
   const revoke = (id: string) =>
     run(() => api((client) => client.me.deleteSession({ path: { id: asId(id) } })), {
       done: "Session revoked.",
@@ -29,9 +29,7 @@ export default function SessionsPage() {
           Sign out all other sessions
         </button>
       </p>
-      <p role="status" aria-busy={busy}>
-        {message.value}
-      </p>
+      <p role="status">{message.value}</p>
       <Status loaded={sessions} />
       {sessions.data !== undefined && (
         <table class="plain">

@@ -10,7 +10,7 @@ import { api, errorMessage } from "../../state/api.js"
 function Proxies() {
   const view = useSignal<TrustedProxiesView | undefined>(undefined)
   const hops = useSignal("")
-  const { message, busy, run } = useAction()
+  const { message, run } = useAction()
   useEffect(() => {
     api((client) => client.trustedProxies.get()).then(
       (loaded) => {
@@ -54,7 +54,7 @@ function Proxies() {
           Save
         </button>
       </form>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       {data !== undefined && (

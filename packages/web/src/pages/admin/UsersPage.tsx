@@ -9,7 +9,7 @@ import { session } from "../../state/session.js"
 /** Admin: accounts. Create one, mint a password-reset link to hand over, toggle debug mode, delete. */
 function Users() {
   const users = useLoad((signal) => api((client) => client.adminUsers.list(), signal), [])
-  const { message, busy, run } = useAction(users.reload)
+  const { message, run } = useAction(users.reload)
   const link = useSignal<{ readonly username: string; readonly url: string } | undefined>(undefined)
 
   const create = async (event: Event) => {
@@ -63,7 +63,7 @@ function Users() {
           Create account
         </button>
       </form>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       {link.value !== undefined && (

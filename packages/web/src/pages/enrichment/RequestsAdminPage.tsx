@@ -26,7 +26,7 @@ function Requests() {
       ),
     [filter.value],
   )
-  const { message, busy, run } = useAction(list.reload)
+  const { message, run } = useAction(list.reload)
   const act = async (row: AcquisitionRequest, action: "approve" | "reject") => {
     await run(
       () =>
@@ -65,7 +65,7 @@ function Requests() {
           ))}
         </select>
       </label>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       <Status loaded={list} />

@@ -30,7 +30,7 @@ function PlaybackErrors() {
       ),
     [showResolved.value, offset.value],
   )
-  const { message, busy, run } = useAction(list.reload)
+  const { message, run } = useAction(list.reload)
   const resolve = (row: PlaybackError) => {
     const resolution = choice.value[row.id] ?? "fixed"
     return run(
@@ -53,7 +53,7 @@ function PlaybackErrors() {
         />{" "}
         Show resolved errors
       </label>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       <Status loaded={list} />

@@ -38,7 +38,7 @@ function Quarantine() {
       api((client) => client.moderation.list({ urlParams: { resolved: showResolved.value, limit: 200 } }), signal),
     [showResolved.value],
   )
-  const { message, busy, run } = useAction(list.reload)
+  const { message, run } = useAction(list.reload)
   const resolve = (entry: QuarantineEntry, action: QuarantineAction, confirmText?: string) =>
     run(() => api((client) => client.moderation.resolve({ path: { id: entry.id }, payload: { action } })), {
       ...(confirmText === undefined ? {} : { confirm: confirmText }),
@@ -60,7 +60,7 @@ function Quarantine() {
         />{" "}
         Show resolved flags
       </label>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       <Status loaded={list} />

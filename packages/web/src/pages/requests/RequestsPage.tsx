@@ -22,7 +22,7 @@ const isOpen = (request: AcquisitionRequest) => request.status === "pending" || 
  */
 export default function RequestsPage() {
   const mine = useLoad((signal) => api((client) => client.requests.list(), signal), [])
-  const { message, busy, run } = useAction(mine.reload)
+  const { message, run } = useAction(mine.reload)
   const suggestions = useLoad((signal) => api((client) => client.discover.suggestions(), signal), [])
   const kind = useSignal<RequestKind>(query.value.get("kind") === "album" ? "album" : "artist")
   const mbid = useSignal(query.value.get("mbid") ?? "")
@@ -86,7 +86,7 @@ export default function RequestsPage() {
           Request
         </button>
       </form>
-      <p role="status" class="admin-message" aria-busy={busy}>
+      <p role="status" class="admin-message">
         {message.value}
       </p>
       {outside.length > 0 && (

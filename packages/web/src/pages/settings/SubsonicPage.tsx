@@ -16,7 +16,7 @@ export default function SubsonicPage() {
   const appPassword = useSignal<string | null>(null)
   const newKey = useSignal<{ name: string; key: string } | null>(null)
   const keyName = useSignal("")
-  const { message, busy, run } = useAction(keys.reload)
+  const { message, run } = useAction(keys.reload)
 
   const generatePassword = () =>
     run(() => api((client) => client.subsonicCredentials.createSubsonicPassword()), {
@@ -52,9 +52,7 @@ export default function SubsonicPage() {
         Connect a Subsonic app with this server's address (<code>{location.origin}</code>), your username and an app
         password.
       </p>
-      <p role="status" aria-busy={busy}>
-        {message.value}
-      </p>
+      <p role="status">{message.value}</p>
       <h2>App password</h2>
       <p>
         <button type="button" onClick={() => void generatePassword()}>
