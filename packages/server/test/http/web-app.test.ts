@@ -3,6 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
+import { afterAll } from "vitest"
 import { webDirCandidates } from "../../src/http/webApp.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
 
@@ -16,6 +17,10 @@ fs.writeFileSync(
 fs.writeFileSync(path.join(dist, "assets", "index-abc123.js"), "console.log('tonearm')")
 fs.writeFileSync(path.join(dist, "robots.txt"), "User-agent: *\n")
 process.env.TONEARM_WEB_DIR = dist
+// Workers run file after file in one process: the next file must find the real build again.
+afterAll(() => {
+  delete process.env.TONEARM_WEB_DIR
+})
 
 const get = (url: string, accept = "text/html") => Effect.promise(() => fetch(url, { headers: { accept } }))
 
