@@ -4,10 +4,10 @@ import * as path from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import type { Command } from "commander"
 import { makeProgram } from "../src/program.js"
-import { bin, cleanEnv, freePort, freshDataDir, root, run, runCli, tsx } from "./support/served.js"
+import { bin, cleanEnv, freePort, freshDataDir, node, root, run, runCli } from "./support/served.js"
 
 const tonearm = (args: Array<string>, env: NodeJS.ProcessEnv = cleanEnv()) =>
-  run(tsx, [bin, ...args], { cwd: root, env, timeout: 90_000 })
+  run(node, [bin, ...args], { cwd: root, env, timeout: 90_000 })
 
 /** A user who never ran a server: empty state and config directories, commands typed in an empty folder. */
 const newcomer = () => {

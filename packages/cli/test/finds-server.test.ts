@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { bin, cleanEnv, freePort, freshDataDir, root, runCli, tsx, waitFor } from "./support/served.js"
+import { bin, cleanEnv, freePort, freshDataDir, node, root, runCli, waitFor } from "./support/served.js"
 
 /** A short silent mono WAV: an audio file the scanner indexes, made without ffmpeg. */
 const silentWav = (seconds = 0.2, rate = 8000) => {
@@ -58,7 +58,7 @@ beforeAll(async () => {
   port = await freePort()
   base = `http://127.0.0.1:${port}`
   server = spawn(
-    tsx,
+    node,
     [bin, "serve", "--port", String(port), "--host", "127.0.0.1", "--data-dir", dataDir, "--library", library],
     { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] },
   )

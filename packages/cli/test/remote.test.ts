@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { SHIPPED_TUNING } from "@tonearm/core"
 import { Either } from "effect"
 import { parseAssignments, parseCurve } from "../src/actions/tuning.js"
-import { bin, cleanEnv, root, run, type Served, serve, tsx } from "./support/served.js"
+import { bin, cleanEnv, node, root, run, type Served, serve } from "./support/served.js"
 
 /** One `tonearm serve` for every command that talks to a running server (it takes a while to start). */
 let served: Served
@@ -69,7 +69,7 @@ describe("tonearm tuning", () => {
   })
 
   it("tuning --help lists get, set, reset and audit", async () => {
-    const { stdout } = await run(tsx, [bin, "tuning", "--help"], { cwd: root, env: cleanEnv() })
+    const { stdout } = await run(node, [bin, "tuning", "--help"], { cwd: root, env: cleanEnv() })
     expect(stdout).toMatch(/get[\s\S]*set[\s\S]*reset[\s\S]*audit/)
   })
 

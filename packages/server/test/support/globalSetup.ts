@@ -4,6 +4,8 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { Effect, Exit, Layer, Redacted, Scope } from "effect"
 import type { TestProject } from "vitest/node"
+import { generateFixtureLibrary } from "../../fixtures/audio.js"
+import { wildLibraryCache } from "../../fixtures/wild.js"
 import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { embeddedPostgres } from "../../src/db/EmbeddedPostgres.js"
 import { adminQuery, databaseUrl } from "./adminDatabase.js"
@@ -68,6 +70,22 @@ export default async function setup(project: TestProject) {
   // Workers and every process they spawn inherit it: os.tmpdir() answers the run folder.
   process.env.TMPDIR = runDir
   const removeRunDir = () => fs.rmSync(runDir, { recursive: true, force: true, maxRetries: 3 })
+  // The CLI's tests run the built command (packages/cli/dist, as npm installs it) and the browser tests the built
+  // web app: `pnpm tonearm` rebuilds both when a source is newer (seconds when fresh; pnpm build already made them).
+  if (process.env.TONEARM_TEST_LAYERS !== "fast") {
+    const built = spawnSync(process.execPath, ["scripts/tonearm.mjs", "--version"], {
+      cwd: path.resolve(import.meta.dirname, "../../../.."),
+      stdio: ["ignore", "ignore", "inherit"],
+    })
+    if (built.status !== 0) throw new Error("could not build the CLI and the web app for the tests (see above)")
+  }
+  // Both fixture caches once, here, instead of once per worker that starts at the same moment, and kept between
+  // runs in node_modules/.cache (ffmpeg made them in ~5 s per run, most of a one-file run's setup).
+  process.env.TONEARM_FIXTURE_CACHE ??= path.resolve(import.meta.dirname, "../../../../node_modules/.cache/tonearm")
+  fs.mkdirSync(process.env.TONEARM_FIXTURE_CACHE, { recursive: true })
+  const warm = path.join(runDir, "warm")
+  await Promise.all([generateFixtureLibrary(warm), wildLibraryCache()])
+  fs.rmSync(warm, { recursive: true, force: true })
 
   const external = process.env.TONEARM_TEST_DATABASE_URL
   if (external !== undefined && external !== "") {
