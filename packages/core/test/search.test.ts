@@ -136,10 +136,14 @@ describe("search text (contract Library model, Search)", () => {
   })
 
   it("the fold agrees with searchKeyOf on letters and digits (which sort keys keep using)", () => {
+    expect(searchFieldsOf("²＇¹")).toEqual(["21"])
     fc.assert(
       fc.property(fc.string({ unit: "grapheme", maxLength: 30 }), (text) => {
         const plain = (s: string) => s.replace(/[^\p{L}\p{N}]+/gu, " ").trim()
-        expect(searchFieldsOf(text)[0] ?? "").toBe(plain(searchKeyOf(text.replace(/['’‘ʼ`´]/g, ""))))
+        // Apostrophes vanish, also those a compatibility form becomes ("＇" is "'" once decomposed).
+        const apostrophes = /['’‘ʼ`´]/g
+        const noApostrophes = text.replace(apostrophes, "").normalize("NFKD").replace(apostrophes, "")
+        expect(searchFieldsOf(text)[0] ?? "").toBe(plain(searchKeyOf(noApostrophes)))
       }),
     )
   })
