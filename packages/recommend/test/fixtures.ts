@@ -1,5 +1,5 @@
 import { AlbumId, ArtistId, SHIPPED_TUNING, TrackId, type Tuning } from "@tonearm/core"
-import { Effect, Random, TestClock } from "effect"
+import { Clock, Effect, Random } from "effect"
 import {
   buildCatalog,
   buildTasteProfile,
@@ -100,6 +100,20 @@ export const surfaceInput = (
   return { profile, candidates: catalog, history, tuning, ...options.extra }
 }
 
-/** Runs an engine effect at a fixed Clock time with a seeded Random (inside it.effect's TestContext). */
+/** A Clock stopped at `now`: the engine only reads the time, it never sleeps. */
+const stoppedAt = (now: number): Clock.Clock => ({
+  [Clock.ClockTypeId]: Clock.ClockTypeId,
+  unsafeCurrentTimeMillis: () => now,
+  currentTimeMillis: Effect.succeed(now),
+  unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+  currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
+  sleep: () => Effect.void,
+})
+
+/**
+ * Runs an engine effect at a fixed Clock time with a seeded Random. A Clock of its own rather than TestClock: in a
+ * test worker that ran a server test file before (modules are kept from file to file), TestClock.setTime found
+ * the live Clock in the fiber's services.
+ */
 export const atTime = <A, E>(effect: Effect.Effect<A, E>, seed: string | number = "seed", now: number = NOW) =>
-  TestClock.setTime(now).pipe(Effect.zipRight(effect.pipe(Effect.withRandom(Random.make(seed)))))
+  effect.pipe(Effect.withRandom(Random.make(seed)), Effect.withClock(stoppedAt(now)))

@@ -92,7 +92,12 @@ describe("recommendation engine process that dies", () => {
         const [pid] = engineProcessIds().filter((id) => !known.has(id))
         expect(pid).toBeDefined()
         process.kill(pid!, "SIGKILL")
-        yield* Effect.sleep("300 millis")
+        // Until the pool has seen the exit (a fixed 300 ms was too short on a loaded machine: the next job went to
+        // the dying process and failed with its exit).
+        yield* Effect.sleep("20 millis").pipe(
+          Effect.repeat({ until: () => !engineProcessIds().includes(pid!) }),
+          Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => new Error("the killed process never exited") }),
+        )
         const again = yield* engine.rebuild(source, input)
         expect(again.surfaces.length).toBe(first.surfaces.length)
         expect(source.loads()).toBe(2)
