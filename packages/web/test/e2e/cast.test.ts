@@ -52,13 +52,13 @@ interface Status {
 }
 
 const status = () => adminCall<Status>(server, "GET", `/api/cast/renderers/${speaker.uuid}/status`)
-const speakerReaches = (check: (status: Status) => boolean, what: string) =>
+const speakerReaches = (check: (status: Status) => boolean, what: string, timeoutMs = 15_000) =>
   eventually(
     async () => {
       const now = await status()
       return check(now) ? now : undefined
     },
-    15_000,
+    timeoutMs,
     what,
   )
 
@@ -116,11 +116,13 @@ describe("casting to a speaker", () => {
 
     // The browser pauses; the speaker fetches the signed URL and plays the same track from about the same place
     // (at least 29 s in, far sooner than playing from the start could get there).
+    // A loaded machine took over 15 s to get the speaker there; from the top it would take 29 s.
     await speakerReaches(
       (s) => s.state === "PLAYING" && s.track_id === first!.id && (s.position_ms ?? 0) >= 29_000,
       "PLAYING from the browser's position",
+      26_000,
     )
-    expect(Date.now() - castAt).toBeLessThan(20_000)
+    expect(Date.now() - castAt).toBeLessThan(27_000)
     expect((await audioState(page)).paused).toBe(true)
     await player.getByRole("button", { name: "Casting to Living Room" }).waitFor()
 
