@@ -3,7 +3,7 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { expect, layer } from "@effect/vitest"
 import type { TonearmClient } from "@tonearm/client-sdk"
-import { Duration, Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option, Schedule } from "effect"
 import { ffmpeg, sineInput } from "../../fixtures/ffmpeg.js"
 import { libraryWatcher, type WatchSettings } from "../../src/library/LibraryWatcher.js"
 import { logIn, signUpFirstAdmin } from "../support/accounts.js"
@@ -83,8 +83,13 @@ layer(watched(enabled, { watch: true, debounce: Duration.millis(300), interval: 
 
       fs.rmSync(album, { recursive: true })
       expect(yield* eventually(admin.client, ["First Album"])).toEqual(["First Album"])
-      // The watcher scans like anyone: the scan status shows them.
-      const status = yield* admin.client.scan.status()
+      // The watcher scans like anyone: the scan status shows them, and goes back to idle once the changes settle
+      // (a loaded machine may still be finishing the watcher's last scan when the albums already show it).
+      const status = yield* admin.client.scan.status().pipe(
+        Effect.filterOrFail((now) => now.state === "idle"),
+        Effect.retry({ schedule: Schedule.spaced("100 millis"), times: 150 }),
+        Effect.orElse(() => admin.client.scan.status()),
+      )
       expect(status.state).toBe("idle")
     }).pipe(Effect.ensuring(Effect.sync(() => fs.rmSync(enabled, { recursive: true, force: true })))),
   )

@@ -66,7 +66,8 @@ const apiRequests = (page: Page) => {
   const seen: Array<string> = []
   page.on("request", (request) => {
     const url = new URL(request.url())
-    if (url.pathname.startsWith("/api/") && url.pathname !== "/api/events/stream")
+    // Covers are images a busy browser may still be fetching lazily; the render loop is about JSON calls.
+    if (url.pathname.startsWith("/api/") && url.pathname !== "/api/events/stream" && request.resourceType() !== "image")
       seen.push(`${request.method()} ${url.pathname}${url.search}`)
   })
   return seen
