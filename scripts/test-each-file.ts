@@ -32,7 +32,7 @@ const files = fs
 const runAlone = (file: string) =>
   new Promise<{ file: string; ok: boolean; seconds: number; tail: string }>((resolve) => {
     const started = Date.now()
-    const child = spawn("npx", ["vitest", "run", "--maxWorkers=1", file], { env: process.env })
+    const child = spawn("npx", ["vitest", "run", "--minWorkers=1", "--maxWorkers=1", file], { env: process.env })
     let output = ""
     child.stdout.on("data", (chunk: Buffer) => {
       output = (output + chunk.toString()).slice(-4000)
