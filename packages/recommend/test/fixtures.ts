@@ -101,7 +101,7 @@ export const surfaceInput = (
 }
 
 /** A Clock stopped at `now`: the engine only reads the time, it never sleeps. */
-const stoppedAt = (now: number): Clock.Clock => ({
+export const stoppedAt = (now: number): Clock.Clock => ({
   [Clock.ClockTypeId]: Clock.ClockTypeId,
   unsafeCurrentTimeMillis: () => now,
   currentTimeMillis: Effect.succeed(now),

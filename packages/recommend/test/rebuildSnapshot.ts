@@ -10,7 +10,7 @@
  * deliberate change of behaviour.
  */
 import { type ArtistId, SHIPPED_TUNING, type TrackId } from "@tonearm/core"
-import { Clock, Effect, Random } from "effect"
+import { Effect, Random } from "effect"
 import {
   buildCatalog,
   type Catalog,
@@ -25,7 +25,7 @@ import {
   type SurfaceInput,
   summarizeHistory,
 } from "../src/index.js"
-import { albumId, artistId, DAY, gridCatalog, HOUR, libraryTrack, NOW, play, trackId } from "./fixtures.js"
+import { albumId, artistId, DAY, gridCatalog, HOUR, libraryTrack, NOW, play, stoppedAt, trackId } from "./fixtures.js"
 
 /** A small local generator for the fixture data (not the engine's Random). */
 const generator = (seed: number) => {
@@ -38,17 +38,8 @@ const generator = (seed: number) => {
   }
 }
 
-const fixedClock = (now: number): Clock.Clock => ({
-  [Clock.ClockTypeId]: Clock.ClockTypeId,
-  unsafeCurrentTimeMillis: () => now,
-  currentTimeMillis: Effect.succeed(now),
-  unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
-  currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
-  sleep: () => Effect.void,
-})
-
 const run = <A, E>(effect: Effect.Effect<A, E>, seed: string | number, now = NOW): A =>
-  Effect.runSync(effect.pipe(Effect.withClock(fixedClock(now)), Effect.withRandom(Random.make(seed))))
+  Effect.runSync(effect.pipe(Effect.withClock(stoppedAt(now)), Effect.withRandom(Random.make(seed))))
 
 const GENRES = ["Rock", "Jazz", "Techno", "Folk", "Hip-Hop", "Ambient", "Soul", "Metal", "Pop", "Blues"]
 const TAGS = [...Array.from({ length: 40 }, (_, i) => `tag ${i}`), ...MOODS, "sad", "party", "relaxing"]
