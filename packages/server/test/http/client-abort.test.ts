@@ -77,7 +77,8 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "60 seconds" })("c
     Effect.gen(function* () {
       const { token } = yield* signUpFirstAdmin("admin")
       const sql = yield* SqlClient.SqlClient
-      yield* abortBehind(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`, "%FROM sessions%", token)
+      // The authentication statement only: a late idle-session prune of the sign-up also waits on this lock.
+      yield* abortBehind(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`, "%WITH found AS%FROM sessions%", token)
     }),
   )
 
