@@ -11,6 +11,7 @@ import { ClientDistributionApi } from "./distribution/DistributionApi.js"
 import { CoverRefetchApi, TagSourcesApi } from "./enrichment/EnrichmentApi.js"
 import { envelopeOf, Internal, InvalidRequest, MethodNotAllowed, NotFound, PayloadTooLarge } from "./errors.js"
 import { EventsApi } from "./events/events.js"
+import { AdminImportsApi, ImportsApi, PlaysExportApi } from "./history/HistoryApi.js"
 import { HomeApi } from "./home/HomeApi.js"
 import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } from "./library/LibraryApi.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
@@ -78,6 +79,9 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(AdminDiagnosticsApi)
   .add(ClientDistributionApi)
   .add(SubsonicCredentialsApi)
+  .add(ImportsApi)
+  .add(AdminImportsApi)
+  .add(PlaysExportApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -82,6 +82,7 @@ export const NotFoundResource = Schema.Literal(
   "renderer",
   "tag_source",
   "installer",
+  "import",
   "unknown",
 )
 export type NotFoundResource = typeof NotFoundResource.Type

@@ -36,6 +36,7 @@ import {
   TagSourcesHttpLive,
 } from "./enrichment/index.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
+import { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./history/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
@@ -246,6 +247,9 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     DiagnosticsHttpLive,
     AdminDiagnosticsHttpLive,
     ClientDistributionHttpLive,
+    ImportsHttpLive,
+    AdminImportsHttpLive,
+    PlaysExportHttpLive,
   ]),
   Layer.provide([AuthenticationMiddlewareLive, StreamAuthenticationLive]),
   Layer.provideMerge(ServicesLive),

@@ -1,5 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
+import { ImportProgressData } from "../history/Imports.js"
 import { Authentication } from "../http/Authentication.js"
 
 const IdData = Schema.Struct({ id: Schema.String })
@@ -28,6 +29,7 @@ export const EventPayloads = {
   "playlist.deleted": PlaylistData,
   "playlist.tracks_changed": PlaylistData,
   "playlist.system_rebuilt": Schema.Struct({}),
+  "import.progress": ImportProgressData,
 } as const
 
 export type EventKind = keyof typeof EventPayloads

@@ -32,6 +32,7 @@ export const NOT_FOUND_WORDS: Readonly<Record<NotFoundResource, string>> = {
   renderer: "Renderer",
   tag_source: "Tag source",
   installer: "Installer",
+  import: "Import",
   unknown: "Item",
 }
 

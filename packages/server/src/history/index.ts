@@ -1,0 +1,1 @@
+export { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./HistoryHttp.js"
