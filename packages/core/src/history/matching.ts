@@ -1,10 +1,30 @@
 /**
  * Matching imported listens to library tracks (contract "Listening history in and out"). Pure and synchronous:
- * an import builds one index of the library in its worker thread, then asks it once per listen.
+ * an import builds one index of the library in its worker thread (`buildMatchIndex`), then asks it once per
+ * listen (`matchListen`). A wrong match puts a play of the wrong song into someone's history, a missed one only
+ * lists the listen as unmatched, so every step prefers no match to a doubtful one.
  *
- * First version: recording MBID, then folded artist + title (+ album narrowing). The fuzzy pass follows.
+ * The passes, first answer wins:
+ * 1. `mbid`: the listen's recording MBID is a track's.
+ * 2. `exact` / `exact_no_album`: the folded title equals a track's and the folded artist is one of its artists.
+ *    Folding is the search folding (`searchQueryOf`: case, accents, apostrophes and punctuation gone), the words
+ *    then run together (`AC/DC` = `ACDC`). An artist is any credited artist of the track or its album artist, a
+ *    leading "The" optional; a listen's artist text is also read as a credit list (`A feat. B`, `A & B`, `A, B`,
+ *    `A x B`, split with credits.ts), and a whole-name match beats a match of one name of the list.
+ * 3. `fuzzy`, conservative: the titles equal once version suffixes are dropped on both sides (`(Remastered 2011)`,
+ *    `- 2011 Remaster`, `(feat. X)`, `- Radio Edit`, `(Mono)`, …; `(Live)` only when the artist has no live
+ *    version of the song, and a studio listen never takes a live track); else one edit (a typo: a letter changed,
+ *    added, dropped or two swapped) in a title of at least FUZZY_MIN_LETTERS letters, numbers alike, when exactly
+ *    one title of the artist is that close.
+ * Candidates that tie: the album given (editions such as "(Deluxe Edition)" ignored) when one of them is on it;
+ * else the one on an album of its own artist (not a compilation); else the lowest track id, so a re-run agrees.
+ * The album never blocks a match: a listen whose album differs still matches when the artist and title do.
+ *
+ * Memory: the index keeps the candidates given plus about 300 bytes per track (a few folded keys, most shared
+ * between tracks, and three maps); measured about 45 MB more heap for 100k tracks (scripts/history-match-eval.ts).
  */
 import { isVariousArtists } from "../library/albumRules.js"
+import { DEFAULT_ARTIST_SEPARATORS, splitArtistText } from "../library/credits.js"
 import { searchQueryOf } from "../library/search.js"
 
 /** One library track as the matcher sees it (the import reads these from the catalogue). */
@@ -39,29 +59,160 @@ export interface MatchResult {
   readonly how: MatchHow
 }
 
+/** A title needs this many letters and digits (folded) before a typo in it is forgiven. */
+export const FUZZY_MIN_LETTERS = 8
+
+/** What the index keeps of one candidate. */
 interface Entry {
   readonly candidate: MatchCandidate
-  readonly artistKeys: ReadonlyArray<string>
-  readonly albumKey: string
+  /** Folded keys of every credited artist and the album artist (with and without a leading "the"). */
+  readonly artists: ReadonlyArray<string>
+  /** Folded keys of the names inside a credited name that reads as a list (`A & B` → a, b). */
+  readonly parts: ReadonlyArray<string>
+  /** The album's folded key, editions dropped; "" for none. */
+  readonly album: string
   /** On an album of one of its own artists (not a compilation): preferred when candidates tie. */
   readonly own: boolean
+  readonly title: TitleKeys
 }
 
 /** The library as the matcher looks it up. Opaque: build it with buildMatchIndex. */
 export interface MatchIndex {
   readonly byMbid: ReadonlyMap<string, ReadonlyArray<Entry>>
+  /** By folded title. */
   readonly byTitle: ReadonlyMap<string, ReadonlyArray<Entry>>
+  /** By folded title without its version suffixes, for tracks whose title has some (the others are in byTitle). */
+  readonly byBase: ReadonlyMap<string, ReadonlyArray<Entry>>
+  /** By artist key (credited, album artist and list parts), for the typo pass. */
+  readonly byArtist: ReadonlyMap<string, ReadonlyArray<Entry>>
 }
 
-/** A text as one key: the search folding's words (case, accents, apostrophes, punctuation gone), run together. */
-const keyOf = (text: string): string => searchQueryOf(text).words.join("")
+// ---------------------------------------------------------------------------------------------------------------
+// Folding
 
-const artistKeysOf = (name: string): Array<string> => {
-  const words = searchQueryOf(name).words
-  const keys = [words.join("")]
-  if (words.length > 1 && words[0] === "the") keys.push(words.slice(1).join(""))
+/** The search folding's words of a text. */
+const wordsOf = (text: string): ReadonlyArray<string> => searchQueryOf(text).words
+
+/** A text as one key: its folded words run together. */
+const keyOf = (text: string): string => wordsOf(text).join("")
+
+/**
+ * One artist name's keys: the whole name, without a leading (or sort-name trailing) "the", and with "and" read as
+ * the "&" the folding drops (`Simon and Garfunkel` = `Simon & Garfunkel`).
+ */
+const nameKeysOf = (name: string): Array<string> => {
+  const all = wordsOf(name)
+  if (all.length === 0) return []
+  const keys = [all.join("")]
+  const inner = all.filter((word, i) => word !== "and" || i === 0 || i === all.length - 1)
+  for (const words of inner.length < all.length ? [all, inner] : [all]) {
+    if (words !== all) keys.push(words.join(""))
+    if (words.length > 1 && words[0] === "the") keys.push(words.slice(1).join(""))
+    else if (words.length > 1 && words[words.length - 1] === "the") keys.push(words.slice(0, -1).join(""))
+  }
   return keys
 }
+
+/**
+ * Credit spellings a listen's artist text may join names with (beyond the scanner's own separators): exports
+ * write a track's whole credit as one text.
+ */
+const LIST_SEPARATORS: ReadonlyArray<string> = [
+  ...DEFAULT_ARTIST_SEPARATORS,
+  " feat ",
+  " ft ",
+  " & ",
+  ", ",
+  " x ",
+  " × ",
+  " and ",
+  " vs. ",
+  " vs ",
+  " with ",
+  " + ",
+]
+
+/** The names inside an artist text read as a credit list (none when it is one name). */
+const listKeysOf = (text: string): Array<string> => {
+  const names = splitArtistText(text, LIST_SEPARATORS)
+  return names.length < 2 ? [] : names.flatMap((credit) => nameKeysOf(credit.name))
+}
+
+/** Version words that leave the recording the same song for a listener (`(Remastered 2011)`, `- Radio Edit`). */
+const NEUTRAL_SUFFIXES: ReadonlyArray<RegExp> = [
+  /^(?:\d{4} )?(?:digital(?:ly)? )?re ?master(?:ed)?(?: \d{4})?(?: (?:version|edition|mix))?(?: \d{4})?$/,
+  /^(?:\d{4} )?(?:mono|stereo)(?: (?:version|mix))?$/,
+  /^(?:single|album|lp|radio|original|7 inch|7) (?:version|edit|mix)$/,
+  /^radio edit$/,
+  /^(?:explicit|clean|censored)(?: version)?$/,
+  /^bonus track(?: version)?$/,
+  /^(?:feat|ft|featuring) .+$/,
+]
+/** `(with X)` credits a guest; `- With You` is more likely a subtitle. */
+const BRACKETED_GUEST = /^with .+$/
+const LIVE_SUFFIX = /^live(?: .*)?$/
+
+/** A bracketed or dashed tail of a title: `Song (Remastered 2011)`, `Song [Live]`, `Song - 2011 Remaster`. */
+const TAIL = /^(.*?\S)\s*(?:[([]([^()[\]]*)[)\]]|\s[-–—]\s+([^-–—]+))\s*$/
+/** A featuring credit written into the title without brackets: `Song feat. X`. */
+const TITLE_FEATURING = /^(.*?\S)\s+(?:feat\.?|ft\.|featuring)\s+.+$/i
+
+/** The folded keys of a title: as written, without its version suffixes, and what marks it apart. */
+interface TitleKeys {
+  readonly key: string
+  /** Without the suffixes that do not change the song (equals `key` when there are none). */
+  readonly base: string
+  /** A live recording (a live suffix was dropped). */
+  readonly live: boolean
+  /** Its numbers (digits and roman numerals, in order): a typo never changes them. */
+  readonly numbers: string
+}
+
+const ROMAN = /^(?:i|ii|iii|iv|v|vi|vii|viii|ix|x|xi|xii)$/
+
+const numbersOf = (words: ReadonlyArray<string>) =>
+  words.filter((word) => /\d/.test(word) || ROMAN.test(word)).join(" ")
+
+const titleKeysOf = (title: string): TitleKeys => {
+  const words = wordsOf(title)
+  let rest = title.trim()
+  let live = false
+  for (;;) {
+    const tail = TAIL.exec(rest)
+    if (tail === null) break
+    const inner = wordsOf(tail[2] ?? tail[3] ?? "").join(" ")
+    if (LIVE_SUFFIX.test(inner)) live = true
+    else if (
+      !NEUTRAL_SUFFIXES.some((pattern) => pattern.test(inner)) &&
+      !(tail[2] !== undefined && BRACKETED_GUEST.test(inner))
+    )
+      break
+    rest = tail[1]!
+  }
+  const featuring = TITLE_FEATURING.exec(rest)
+  if (featuring !== null) rest = featuring[1]!
+  const baseWords = rest === title.trim() ? words : wordsOf(rest)
+  const key = words.join("")
+  const base = baseWords.join("")
+  return { key, base: base === "" ? key : base, live, numbers: numbersOf(baseWords) }
+}
+
+/** Album editions dropped before albums are compared (`(Deluxe Edition)`, `[2011 Remaster]`). */
+const EDITION = /\b(?:edition|deluxe|expanded|remaster(?:ed)?|anniversary|bonus|version|reissue)\b/
+
+const albumKeyOf = (album: string | null): string => {
+  if (album === null) return ""
+  let rest = album.trim()
+  for (;;) {
+    const tail = TAIL.exec(rest)
+    if (tail === null || !EDITION.test(wordsOf(tail[2] ?? tail[3] ?? "").join(" "))) break
+    rest = tail[1]!
+  }
+  return keyOf(rest)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The index
 
 const push = <K, V>(map: Map<K, Array<V>>, key: K, value: V) => {
   const list = map.get(key)
@@ -69,47 +220,180 @@ const push = <K, V>(map: Map<K, Array<V>>, key: K, value: V) => {
   else list.push(value)
 }
 
+const NONE: ReadonlyArray<string> = []
+
 export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchIndex => {
   const byMbid = new Map<string, Array<Entry>>()
   const byTitle = new Map<string, Array<Entry>>()
+  const byBase = new Map<string, Array<Entry>>()
+  const byArtist = new Map<string, Array<Entry>>()
+  // One string per distinct key, and one keys array per distinct credit: artists credit many tracks.
+  const interned = new Map<string, string>()
+  const intern = (key: string) => {
+    const known = interned.get(key)
+    if (known !== undefined) return known
+    interned.set(key, key)
+    return key
+  }
+  const creditKeys = new Map<string, { artists: ReadonlyArray<string>; parts: ReadonlyArray<string>; own: boolean }>()
   for (const candidate of candidates) {
-    const credited = candidate.artists.flatMap(artistKeysOf)
     const albumArtist =
-      candidate.album_artist === null || isVariousArtists(candidate.album_artist)
-        ? []
-        : artistKeysOf(candidate.album_artist)
+      candidate.album_artist === null || isVariousArtists(candidate.album_artist) ? null : candidate.album_artist
+    const creditKey = `${candidate.artists.join("\u001f")}\u001e${albumArtist ?? ""}`
+    let credit = creditKeys.get(creditKey)
+    if (credit === undefined) {
+      const artists = [...new Set([...candidate.artists.flatMap(nameKeysOf), ...nameKeysOf(albumArtist ?? "")])]
+      const parts = [...new Set(candidate.artists.flatMap(listKeysOf))].filter((key) => !artists.includes(key))
+      const credited = new Set(candidate.artists.flatMap(nameKeysOf))
+      credit = {
+        artists: artists.map(intern),
+        parts: parts.length === 0 ? NONE : parts.map(intern),
+        own: nameKeysOf(albumArtist ?? "").some((key) => credited.has(key)),
+      }
+      creditKeys.set(creditKey, credit)
+    }
+    const title = titleKeysOf(candidate.title)
     const entry: Entry = {
       candidate,
-      artistKeys: [...new Set([...credited, ...albumArtist])],
-      albumKey: candidate.album === null ? "" : keyOf(candidate.album),
-      own: albumArtist.some((key) => credited.includes(key)),
+      artists: credit.artists,
+      parts: credit.parts,
+      album: intern(albumKeyOf(candidate.album)),
+      own: credit.own,
+      title: { ...title, key: intern(title.key), base: intern(title.base) },
     }
     if (candidate.mbid !== null && candidate.mbid !== "") push(byMbid, candidate.mbid.toLowerCase(), entry)
-    push(byTitle, keyOf(candidate.title), entry)
+    push(byTitle, entry.title.key, entry)
+    if (entry.title.base !== entry.title.key) push(byBase, entry.title.base, entry)
+    for (const key of entry.artists) push(byArtist, key, entry)
+    for (const key of entry.parts) push(byArtist, key, entry)
   }
-  return { byMbid, byTitle }
+  return { byMbid, byTitle, byBase, byArtist }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Matching
+
+/** A listen's artist text as keys: the whole text, and the names of it read as a credit list. */
+interface QueryArtist {
+  readonly whole: ReadonlyArray<string>
+  readonly names: ReadonlyArray<string>
+}
+
+/** 0: the whole artist text is an artist of the track; 1: one name of it is; null: none. */
+const artistTier = (entry: Entry, artist: QueryArtist): 0 | 1 | null => {
+  if (artist.whole.some((key) => entry.artists.includes(key))) return 0
+  if (artist.names.some((key) => entry.artists.includes(key))) return 1
+  if (artist.whole.some((key) => entry.parts.includes(key))) return 1
+  if (artist.names.some((key) => entry.parts.includes(key))) return 1
+  return null
+}
+
+/** The entries of the best artist tier (empty when no entry is by the artist). */
+const byArtistOf = (entries: ReadonlyArray<Entry>, artist: QueryArtist): Array<Entry> => {
+  let best: Array<Entry> = []
+  let bestTier = 2
+  for (const entry of entries) {
+    const tier = artistTier(entry, artist)
+    if (tier === null || tier > bestTier) continue
+    if (tier < bestTier) {
+      best = []
+      bestTier = tier
+    }
+    best.push(entry)
+  }
+  return best
 }
 
 /** Ties: the album given, else the artist's own album, else the lowest track id (stable). */
-const best = (entries: ReadonlyArray<Entry>, albumKey: string): { entry: Entry; onAlbum: boolean } => {
-  const onAlbum = albumKey === "" ? [] : entries.filter((entry) => entry.albumKey === albumKey)
+const choose = (entries: ReadonlyArray<Entry>, album: string): { entry: Entry; onAlbum: boolean } => {
+  const onAlbum = album === "" ? [] : entries.filter((entry) => entry.album === album)
   const pool = onAlbum.length > 0 ? onAlbum : entries
   const own = pool.filter((entry) => entry.own)
-  const chosen = (own.length > 0 ? own : pool).reduce((a, b) => (b.candidate.track_id < a.candidate.track_id ? b : a))
-  return { entry: chosen, onAlbum: onAlbum.length > 0 }
+  const entry = (own.length > 0 ? own : pool).reduce((a, b) => (b.candidate.track_id < a.candidate.track_id ? b : a))
+  return { entry, onAlbum: onAlbum.length > 0 }
+}
+
+/** At most one edit apart: one letter changed, added or dropped, or two neighbours swapped. */
+export const withinOneEdit = (a: string, b: string): boolean => {
+  if (a === b) return true
+  if (Math.abs(a.length - b.length) > 1) return false
+  if (a.length === b.length) {
+    let i = 0
+    while (a[i] === b[i]) i++
+    // One change, or two neighbours swapped.
+    if (a.slice(i + 1) === b.slice(i + 1)) return true
+    return a[i] === b[i + 1] && a[i + 1] === b[i] && a.slice(i + 2) === b.slice(i + 2)
+  }
+  const [long, short] = a.length > b.length ? [a, b] : [b, a]
+  let i = 0
+  while (i < short.length && long[i] === short[i]) i++
+  return long.slice(i + 1) === short.slice(i)
+}
+
+/** Live tracks answer only a live listen, and one only when the artist has no live take of the song. */
+const liveRule = (entries: ReadonlyArray<Entry>, live: boolean): ReadonlyArray<Entry> => {
+  if (!live) return entries.filter((entry) => !entry.title.live)
+  const lives = entries.filter((entry) => entry.title.live)
+  return lives.length > 0 ? lives : entries
+}
+
+/** Folded artist keys of the texts seen lately: a history names the same artists again and again. */
+const artistCache = new Map<string, QueryArtist>()
+const ARTIST_CACHE_SIZE = 50_000
+
+const queryArtistOf = (text: string): QueryArtist => {
+  const known = artistCache.get(text)
+  if (known !== undefined) return known
+  const whole = nameKeysOf(text)
+  const artist = { whole, names: listKeysOf(text).filter((key) => !whole.includes(key)) }
+  if (artistCache.size >= ARTIST_CACHE_SIZE) artistCache.clear()
+  artistCache.set(text, artist)
+  return artist
 }
 
 export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult | null => {
-  const albumKey = query.album === null ? "" : keyOf(query.album)
+  const album = albumKeyOf(query.album)
   if (query.recording_mbid !== null && query.recording_mbid !== "") {
     const byMbid = index.byMbid.get(query.recording_mbid.toLowerCase())
-    if (byMbid !== undefined) return { track_id: best(byMbid, albumKey).entry.candidate.track_id, how: "mbid" }
+    if (byMbid !== undefined) return { track_id: choose(byMbid, album).entry.candidate.track_id, how: "mbid" }
   }
-  const titled = index.byTitle.get(keyOf(query.title))
-  if (titled === undefined) return null
-  const artistKeys = artistKeysOf(query.artist)
-  const matching = titled.filter((entry) => entry.artistKeys.some((key) => artistKeys.includes(key)))
-  if (matching.length === 0) return null
-  const { entry, onAlbum } = best(matching, albumKey)
-  return { track_id: entry.candidate.track_id, how: onAlbum ? "exact" : "exact_no_album" }
+  const artist = queryArtistOf(query.artist)
+  if (artist.whole.length === 0) return null
+  const title = titleKeysOf(query.title)
+  if (title.key === "") return null
+
+  const exact = byArtistOf(index.byTitle.get(title.key) ?? NONE_ENTRIES, artist)
+  if (exact.length > 0) {
+    const { entry, onAlbum } = choose(exact, album)
+    return { track_id: entry.candidate.track_id, how: onAlbum ? "exact" : "exact_no_album" }
+  }
+
+  // Fuzzy: the same title once version suffixes are dropped on both sides.
+  const sameBase = liveRule(
+    byArtistOf(
+      [...(index.byTitle.get(title.base) ?? NONE_ENTRIES), ...(index.byBase.get(title.base) ?? NONE_ENTRIES)],
+      artist,
+    ),
+    title.live,
+  )
+  if (sameBase.length > 0) return { track_id: choose(sameBase, album).entry.candidate.track_id, how: "fuzzy" }
+
+  // Fuzzy: a typo in a long enough title, when exactly one title of the artist is that close.
+  if (title.base.length < FUZZY_MIN_LETTERS) return null
+  const close: Array<Entry> = []
+  const seen = new Set<Entry>()
+  for (const key of [...artist.whole, ...artist.names]) {
+    for (const entry of index.byArtist.get(key) ?? NONE_ENTRIES) {
+      if (seen.has(entry)) continue
+      seen.add(entry)
+      const base = entry.title.base
+      if (base.length < FUZZY_MIN_LETTERS || entry.title.numbers !== title.numbers) continue
+      if (withinOneEdit(base, title.base)) close.push(entry)
+    }
+  }
+  const candidates = liveRule(byArtistOf(close, artist), title.live)
+  if (candidates.length === 0 || new Set(candidates.map((entry) => entry.title.base)).size > 1) return null
+  return { track_id: choose(candidates, album).entry.candidate.track_id, how: "fuzzy" }
 }
+
+const NONE_ENTRIES: ReadonlyArray<Entry> = []
