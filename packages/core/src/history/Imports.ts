@@ -1,5 +1,4 @@
 import { Schema } from "effect"
-import type { TrackId } from "../ids.js"
 
 /** An import job's id. */
 export const ImportId = Schema.UUID.pipe(Schema.brand("ImportId"))
@@ -21,8 +20,7 @@ export const importPlaySource = (source: ImportSource): string => `import:${sour
 /** The `client_id` every imported play carries. */
 export const IMPORT_CLIENT_ID = "import"
 /** True for a play's source written by an import (`import:…`). */
-export const isImportPlaySource = (source: string | null | undefined): boolean =>
-  source?.startsWith("import:") === true
+export const isImportPlaySource = (source: string | null | undefined): boolean => source?.startsWith("import:") === true
 
 /** `GET /api/me/imports/{id}` (and each row of `GET /api/me/imports`). */
 export class ImportStatus extends Schema.Class<ImportStatus>("ImportStatus")({
@@ -111,24 +109,6 @@ export interface Listen {
   readonly started_at_ms: number
   /** How long it played, when the export says; else the track length is used. */
   readonly ms_played: number | null
-}
-
-/** One line of `GET /api/me/plays/export` (ListenBrainz's listen shape; readable back by `listenbrainz_export`). */
-export interface ExportedListen {
-  readonly listened_at: number
-  readonly track_metadata: {
-    readonly artist_name: string
-    readonly track_name: string
-    readonly release_name: string | null
-    readonly additional_info: {
-      readonly recording_mbid: string | null
-      readonly duration_ms: number | null
-      readonly tonearm_track_id: typeof TrackId.Type
-      readonly tonearm_source: string | null
-      readonly tonearm_skipped: boolean
-      readonly submission_client: string
-    }
-  }
 }
 
 /** `import.progress` event data (throttled per import, plus the final state). */
