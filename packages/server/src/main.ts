@@ -61,7 +61,14 @@ import {
   TrackFiles,
   TrackRemoval,
 } from "./library/index.js"
-import { LikesHttpLive, LikesService, ListeningStatsService, PlaysHttpLive, PlaysService } from "./listening/index.js"
+import {
+  LikesHttpLive,
+  LikesService,
+  ListeningStatsService,
+  PlaysHttpLive,
+  PlaysService,
+  RatingsService,
+} from "./listening/index.js"
 import { AcquisitionManager, ModerationHttpLive, QuarantineHttpLive, QuarantineService } from "./moderation/index.js"
 import { PlaylistCover, PlaylistsHttpLive, PlaylistsService } from "./playlists/index.js"
 import { PlayQueueHttpLive, PlayQueueService } from "./playqueue/index.js"
@@ -145,7 +152,11 @@ const DiagnosticsServicesLive = Layer.mergeAll(
 )
 
 /** Listening data, built on the library, the change log and the event bus. */
-const ListeningServicesLive = Layer.mergeAll(LikesService.Default, PlaylistsService.Default, PlaylistCover.Default)
+const ListeningServicesLive = Layer.mergeAll(
+  RatingsService.Default,
+  PlaylistsService.Default,
+  PlaylistCover.Default,
+).pipe(Layer.provideMerge(LikesService.Default))
 
 /** Where the recommendation engine computes: its own processes, off the HTTP event loop (tests may place it here). */
 const RecommendationEngineLive = Layer.unwrapEffect(

@@ -54,6 +54,8 @@ export const Child = Schema.Struct({
   discNumber: opt(Int),
   created: opt(Str),
   starred: opt(Str),
+  /** The caller's rating, 1–5; absent when unrated. */
+  userRating: opt(Int),
   albumId: opt(Str),
   artistId: opt(Str),
   type: opt(Schema.Literal("music")),
@@ -75,13 +77,14 @@ export const ArtistID3 = Schema.Struct({
   coverArt: opt(Str),
   albumCount: Int,
   starred: opt(Str),
+  userRating: opt(Int),
   musicBrainzId: opt(Str),
   sortName: opt(Str),
 })
 export type ArtistID3 = typeof ArtistID3.Type
 
 /** An artist as a directory (getIndexes, search2, getStarred). */
-export const IndexArtist = Schema.Struct({ id: Str, name: Str, starred: opt(Str) })
+export const IndexArtist = Schema.Struct({ id: Str, name: Str, starred: opt(Str), userRating: opt(Int) })
 export type IndexArtist = typeof IndexArtist.Type
 
 export const AlbumID3 = Schema.Struct({
@@ -96,6 +99,7 @@ export const AlbumID3 = Schema.Struct({
   year: opt(Int),
   genre: opt(Str),
   starred: opt(Str),
+  userRating: opt(Int),
   playCount: opt(Int),
   musicBrainzId: opt(Str),
   genres: opt(Schema.Array(ItemGenre)),

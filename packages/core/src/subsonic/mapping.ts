@@ -78,6 +78,7 @@ export const songOf = (
   album: AlbumFacts | undefined,
   starred: Date | undefined,
   sortTitle: string | undefined,
+  userRating?: number,
 ): Child => ({
   id: track.id,
   parent: track.album_id,
@@ -100,6 +101,7 @@ export const songOf = (
   discNumber: track.disc_number ?? 1,
   created: iso(track.added_at),
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
+  ...optional("userRating", userRating),
   albumId: track.album_id,
   artistId: track.artist_id,
   type: "music",
@@ -123,6 +125,7 @@ export const albumID3Of = (
   genres: ReadonlyArray<string> | undefined,
   starred: Date | undefined,
   extras: AlbumExtras | undefined,
+  userRating?: number,
 ): AlbumID3 => ({
   id: album.id,
   name: album.title,
@@ -135,6 +138,7 @@ export const albumID3Of = (
   ...(album.year > 0 ? { year: album.year } : {}),
   ...optional("genre", genres?.[0]),
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
+  ...optional("userRating", userRating),
   musicBrainzId: album.mbid ?? "",
   ...(genres === undefined ? {} : { genres: genres.map((name) => ({ name })) }),
   sortName: extras?.sortName ?? album.title,
@@ -149,7 +153,12 @@ export const albumID3Of = (
  * An album as a directory entry (getAlbumList, search2, getStarred, getMusicDirectory of an artist): its album
  * artists are both its `artists` and its `albumArtists`.
  */
-export const albumChildOf = (album: AlbumRef, starred: Date | undefined, extras?: AlbumExtras): Child => ({
+export const albumChildOf = (
+  album: AlbumRef,
+  starred: Date | undefined,
+  extras?: AlbumExtras,
+  userRating?: number,
+): Child => ({
   id: album.id,
   parent: album.artist_id,
   isDir: true,
@@ -161,6 +170,7 @@ export const albumChildOf = (album: AlbumRef, starred: Date | undefined, extras?
   duration: seconds(album.duration_ms),
   created: iso(album.added_at),
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
+  ...optional("userRating", userRating),
   albumId: album.id,
   artistId: album.artist_id,
   mediaType: "album",
@@ -172,20 +182,22 @@ export const albumChildOf = (album: AlbumRef, starred: Date | undefined, extras?
   displayAlbumArtist: album.artist_name,
 })
 
-export const artistID3Of = (artist: Artist, starred: Date | undefined): ArtistID3 => ({
+export const artistID3Of = (artist: Artist, starred: Date | undefined, userRating?: number): ArtistID3 => ({
   id: artist.id,
   name: artist.name,
   coverArt: coverArtId("artist", artist.id),
   albumCount: artist.album_count,
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
+  ...optional("userRating", userRating),
   musicBrainzId: artist.mbid ?? "",
   sortName: artist.sort_name,
 })
 
-export const indexArtistOf = (artist: Artist, starred: Date | undefined): IndexArtist => ({
+export const indexArtistOf = (artist: Artist, starred: Date | undefined, userRating?: number): IndexArtist => ({
   id: artist.id,
   name: artist.name,
   ...optional("starred", starred === undefined ? undefined : starred.toISOString()),
+  ...optional("userRating", userRating),
 })
 
 /** Articles an index ignores (Navidrome's default list). */

@@ -26,6 +26,23 @@ export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/s
         orInternal("LikeRepository.add"),
       )
 
+    /**
+     * Likes with their original times (an import): a like already there keeps its own time. Returns the ids
+     * newly liked, per kind.
+     */
+    const addMissing = (
+      userId: UserId,
+      records: ReadonlyArray<{ readonly entity: LikeEntity; readonly entityId: string; readonly likedAt: Date }>,
+    ) =>
+      records.length === 0
+        ? Effect.succeed([])
+        : sql<{ entity: LikeEntity; entity_id: string }>`
+            INSERT INTO likes (user_id, entity, entity_id, liked_at)
+            SELECT ${userId}, l.entity, l.entity_id, l.liked_at
+            FROM unnest(${records.map((r) => r.entity)}::text[], ${records.map((r) => r.entityId)}::uuid[],
+                        ${records.map((r) => r.likedAt)}::timestamptz[]) AS l (entity, entity_id, liked_at)
+            ON CONFLICT DO NOTHING RETURNING entity, entity_id`.pipe(orInternal("LikeRepository.addMissing"))
+
     /** True when a like was removed. */
     const remove = (userId: UserId, entity: LikeEntity, id: string) =>
       sql`DELETE FROM likes WHERE user_id = ${userId} AND entity = ${entity} AND entity_id = ${id} RETURNING entity_id`.pipe(
@@ -57,6 +74,6 @@ export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/s
         orInternal("LikeRepository.likedAmongAny"),
       )
 
-    return { exists, add, remove, ids, likedAmong, likedAmongAny } as const
+    return { exists, add, addMissing, remove, ids, likedAmong, likedAmongAny } as const
   }),
 }) {}

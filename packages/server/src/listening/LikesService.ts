@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import {
   AlbumId,
   ArtistId,
@@ -11,6 +12,7 @@ import {
 import { Effect } from "effect"
 import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
+import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { type LikeEntity, LikeRepository } from "./LikeRepository.js"
@@ -34,6 +36,7 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
     const changes = yield* ChangeLog
     const events = yield* EventBus
     const library = yield* LibraryService
+    const sql = yield* SqlClient.SqlClient
 
     const set = (liked: boolean) =>
       Effect.fn("LikesService.set")(function* (userId: UserId, entity: LikeEntity, id: string) {
@@ -94,7 +97,34 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
       }
     })
 
-    return { like, unlike, list, likedAmong, likedAt, likedIds } as const
+    /**
+     * Likes kept from another server (a Navidrome import) with their original times, in one transaction with
+     * their change-log rows; a like the user already has keeps its time. No event per like: the import reports
+     * its own progress. Returns how many likes were new.
+     */
+    const importLikes = Effect.fn("LikesService.importLikes")(function* (
+      userId: UserId,
+      records: ReadonlyArray<{ readonly entity: LikeEntity; readonly entityId: string; readonly likedAt: Date }>,
+    ) {
+      if (records.length === 0) return 0
+      const now = yield* currentDate
+      const added = yield* Effect.gen(function* () {
+        const rows = yield* likes.addMissing(userId, records)
+        yield* changes.record(
+          rows.map((row) => ({
+            entity: `like_${row.entity}` as const,
+            entityId: row.entity_id,
+            scope: userId,
+            operation: "upsert" as const,
+          })),
+          now,
+        )
+        return rows.length
+      }).pipe(sql.withTransaction, orInternal("LikesService.importLikes"))
+      return added
+    })
+
+    return { like, unlike, list, likedAmong, likedAt, likedIds, importLikes } as const
   }),
   dependencies: [LikeRepository.Default],
 }) {}

@@ -14,7 +14,7 @@ import {
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
 import { LibraryService } from "../library/index.js"
-import { type LikedAt, LikesService } from "../listening/index.js"
+import { type LikedAt, RatingsService } from "../listening/index.js"
 
 /**
  * What several areas answer with: songs, albums and artists in the protocol's shapes, each with the caller's star.
@@ -41,19 +41,33 @@ export interface SongFacts {
   readonly extras: ReadonlyMap<string, AlbumExtras>
 }
 
-/** When the caller starred each of these ids (one query for every kind asked). */
-export const starredAmong = (user: SessionUser, wanted: Parameters<LikesService["likedAt"]>[1]) =>
-  Effect.flatMap(LikesService, (likes) => likes.likedAt(user.id, wanted))
+/**
+ * The caller's marks on these ids, every kind asked at once: called with a kind and id, when they starred it;
+ * `.rating(kind, id)`, their rating (Subsonic `userRating`).
+ */
+export type Marks = LikedAt & {
+  readonly rating: (entity: "track" | "album" | "artist", id: string) => number | undefined
+}
+
+/** When the caller starred each of these ids, and their ratings (one query each for every kind asked). */
+export const starredAmong = (user: SessionUser, wanted: Parameters<RatingsService["annotations"]>[1]) =>
+  Effect.map(
+    Effect.flatMap(RatingsService, (ratings) => ratings.annotations(user.id, wanted)),
+    (marks): Marks =>
+      Object.assign((entity: Parameters<LikedAt>[0], id: string) => marks.starred(entity, id), {
+        rating: marks.rating,
+      }),
+  )
 
 /** Items of one kind, each answered with the caller's star on it. */
 const withStars = <T extends { readonly id: string }, R>(
   user: SessionUser,
   kind: "album" | "artist",
   items: ReadonlyArray<T>,
-  answer: (item: T, starred: Date | undefined) => R,
+  answer: (item: T, starred: Date | undefined, rating: number | undefined) => R,
 ) =>
   Effect.map(starredAmong(user, { [kind]: items.map((item) => item.id) }), (starred) =>
-    items.map((item) => answer(item, starred(kind, item.id))),
+    items.map((item) => answer(item, starred(kind, item.id), starred.rating(kind, item.id))),
   )
 
 /**
@@ -75,9 +89,15 @@ export const albumFactsOf = (tracks: ReadonlyArray<Track>, known?: AlbumRef, lis
     } satisfies SongFacts
   })
 
-export const songsOf = (tracks: ReadonlyArray<Track>, facts: SongFacts, starred: LikedAt) =>
+export const songsOf = (tracks: ReadonlyArray<Track>, facts: SongFacts, starred: Marks) =>
   tracks.map((track) =>
-    songOf(track, facts.albums.get(track.album_id), starred("track", track.id), facts.sortTitles.get(track.id)),
+    songOf(
+      track,
+      facts.albums.get(track.album_id),
+      starred("track", track.id),
+      facts.sortTitles.get(track.id),
+      starred.rating("track", track.id),
+    ),
   )
 
 /** Songs with their album's year and cover, and the caller's stars. */
@@ -87,18 +107,29 @@ export const songs = (user: SessionUser, tracks: ReadonlyArray<Track>, known?: A
     ([facts, starred]) => songsOf(tracks, facts, starred),
   )
 
-export const albumID3 = (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) =>
-  albumID3Of(album, undefined, starred, extras)
+export const albumID3 = (
+  album: AlbumRef,
+  starred: Date | undefined,
+  extras: AlbumExtras | undefined,
+  rating?: number | undefined,
+) => albumID3Of(album, undefined, starred, extras, rating)
 
 /** Albums as one kind of entry, each with its extras (one read) and the caller's star. */
 const albumEntries = <R>(
   user: SessionUser,
   albums: ReadonlyArray<AlbumRef>,
-  answer: (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) => R,
+  answer: (
+    album: AlbumRef,
+    starred: Date | undefined,
+    extras: AlbumExtras | undefined,
+    rating: number | undefined,
+  ) => R,
 ) =>
   Effect.flatMap(LibraryService, (library) =>
     Effect.flatMap(library.subsonicFacts([], ids(albums)), (facts) =>
-      withStars(user, "album", albums, (album, starred) => answer(album, starred, facts.albums.get(album.id))),
+      withStars(user, "album", albums, (album, starred, rating) =>
+        answer(album, starred, facts.albums.get(album.id), rating),
+      ),
     ),
   )
 

@@ -10,7 +10,7 @@ import { Effect, Schema, type Scope } from "effect"
 import type { AccountsService } from "../accounts/index.js"
 import type { ChangeLog } from "../changes/index.js"
 import type { CoverService, LibraryService, LyricsService, ScanService } from "../library/index.js"
-import type { LikesService, PlaysService } from "../listening/index.js"
+import type { LikesService, PlaysService, RatingsService } from "../listening/index.js"
 import type { PlaylistCover, PlaylistsService } from "../playlists/index.js"
 import type { PlayQueueService } from "../playqueue/index.js"
 import type { RadioService, SimilarArtistsService } from "../recommendations/index.js"
@@ -31,6 +31,7 @@ export type SubsonicServices =
   | PlaylistCover
   | PlaylistsService
   | RadioService
+  | RatingsService
   | ScanService
   | SimilarArtistsService
   | StreamService

@@ -58,6 +58,7 @@ const ANSWERED = [
   "deletePlaylist",
   "star",
   "unstar",
+  "setRating",
   "scrobble",
   "getPlayQueue",
   "savePlayQueue",

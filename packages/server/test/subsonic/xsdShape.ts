@@ -75,6 +75,8 @@ const artistID3: ElementShape = {
     starred: "dateTime",
     musicBrainzId: "string",
     sortName: "string",
+    // OpenSubsonic (and Navidrome)
+    userRating: "int",
   },
   required: ["id", "name", "albumCount"],
 }
@@ -96,6 +98,7 @@ const albumID3: ElementShape = {
     musicBrainzId: "string",
     sortName: "string",
     // OpenSubsonic
+    userRating: "int",
     displayArtist: "string",
     isCompilation: "boolean",
     version: "string",

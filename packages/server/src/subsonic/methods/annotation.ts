@@ -1,7 +1,7 @@
 import { deviceClassOfClient, missingParameter, type SubsonicPayload, TrackId } from "@tonearm/core"
 import { DateTime, Effect } from "effect"
 import { currentDate } from "../../clock.js"
-import { LikesService, PlaysService } from "../../listening/index.js"
+import { LikesService, PlaysService, RatingsService } from "../../listening/index.js"
 import { isUuid, kindOf } from "../answers.js"
 import { notFound, notFoundAs } from "../failures.js"
 import { method, param, type SubsonicMethod } from "../method.js"
@@ -52,6 +52,19 @@ export const annotationMethods: ReadonlyArray<SubsonicMethod> = [
     Effect.gen(function* () {
       const likes = yield* LikesService
       for (const target of yield* starTargets(params)) yield* likes.unlike(user.id, target.entity, target.id)
+      return {} satisfies SubsonicPayload
+    }),
+  ),
+
+  /**
+   * setRating: `id` is a song, album or artist; `rating` 1–5 sets the caller's rating, 0 removes it. A rating
+   * outside 0–5 is error 0; an id that names nothing is 70.
+   */
+  method("setRating", { id: param.required, rating: param.requiredInt }, (user, { id, rating }) =>
+    Effect.gen(function* () {
+      const kind = yield* kindOf(id)
+      if (kind === undefined) return yield* notFoundAs("Item")
+      yield* (yield* RatingsService).rate(user.id, kind, id, rating)
       return {} satisfies SubsonicPayload
     }),
   ),

@@ -136,7 +136,16 @@ export const browsingMethods: ReadonlyArray<SubsonicMethod> = [
       const facts = yield* albumFactsOf(album.tracks, album, [album])
       const song = songsOf(album.tracks, facts, starred)
       return {
-        album: { ...albumID3Of(album, album.genres, starred("album", album.id), facts.extras.get(album.id)), song },
+        album: {
+          ...albumID3Of(
+            album,
+            album.genres,
+            starred("album", album.id),
+            facts.extras.get(album.id),
+            starred.rating("album", album.id),
+          ),
+          song,
+        },
       } satisfies SubsonicPayload
     }),
   ),
@@ -160,7 +169,9 @@ export const browsingMethods: ReadonlyArray<SubsonicMethod> = [
         const albums = [...artist.albums, ...artist.appears_on]
         const starred = yield* starredAmong(user, { artist: [id], album: ids(albums) })
         const { extras } = yield* albumFactsOf([], undefined, albums)
-        const child = albums.map((album) => albumChildOf(album, starred("album", album.id), extras.get(album.id)))
+        const child = albums.map((album) =>
+          albumChildOf(album, starred("album", album.id), extras.get(album.id), starred.rating("album", album.id)),
+        )
         return {
           directory: { id, name: artist.name, ...optionalStar(starred("artist", id)), child },
         } satisfies SubsonicPayload

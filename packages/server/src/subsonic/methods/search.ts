@@ -72,8 +72,13 @@ const searchOf = (params: SearchParams) =>
 const searchAnswer = <Ar, Al>(
   user: SessionUser,
   params: SearchParams,
-  artistOf: (artist: Artist, starred: Date | undefined) => Ar,
-  albumOf: (album: AlbumRef, starred: Date | undefined, extras: AlbumExtras | undefined) => Al,
+  artistOf: (artist: Artist, starred: Date | undefined, rating: number | undefined) => Ar,
+  albumOf: (
+    album: AlbumRef,
+    starred: Date | undefined,
+    extras: AlbumExtras | undefined,
+    rating: number | undefined,
+  ) => Al,
 ) =>
   Effect.gen(function* () {
     const found = yield* searchOf(params)
@@ -85,8 +90,12 @@ const searchAnswer = <Ar, Al>(
     })
     const facts = yield* albumFactsOf(found.tracks, undefined, found.albums)
     return {
-      artist: found.artists.map((artist) => artistOf(artist, starred("artist", artist.id))),
-      album: found.albums.map((album) => albumOf(album, starred("album", album.id), facts.extras.get(album.id))),
+      artist: found.artists.map((artist) =>
+        artistOf(artist, starred("artist", artist.id), starred.rating("artist", artist.id)),
+      ),
+      album: found.albums.map((album) =>
+        albumOf(album, starred("album", album.id), facts.extras.get(album.id), starred.rating("album", album.id)),
+      ),
       song: songsOf(found.tracks, facts, starred),
     }
   })
