@@ -6,22 +6,26 @@
  *
  * The passes, first answer wins:
  * 1. `mbid`: the listen's recording MBID is a track's.
- * 2. `exact` / `exact_no_album`: the folded title equals a track's and the folded artist is one of its artists.
+ * 2. `exact` / `exact_no_album`: the folded title equals a track's, and the folded artist is the track's (below).
  *    Folding is the search folding (`searchQueryOf`: case, accents, apostrophes and punctuation gone), the words
- *    then run together (`AC/DC` = `ACDC`). An artist is any credited artist of the track or its album artist, a
- *    leading "The" optional; a listen's artist text is also read as a credit list (`A feat. B`, `A & B`, `A, B`,
- *    `A x B`, split with credits.ts), and a whole-name match beats a match of one name of the list.
+ *    then run together (`AC/DC` = `ACDC`); a leading "The" is optional and "and" reads as "&".
  * 3. `fuzzy`, conservative: the titles equal once version suffixes are dropped on both sides (`(Remastered 2011)`,
- *    `- 2011 Remaster`, `(feat. X)`, `- Radio Edit`, `(Mono)`, …; `(Live)` only when the artist has no live
- *    version of the song, and a studio listen never takes a live track); else one edit (a typo: a letter changed,
- *    added, dropped or two swapped) in a title of at least FUZZY_MIN_LETTERS letters, numbers alike, when exactly
- *    one title of the artist is that close.
+ *    `- 2011 Remaster`, `(feat. X)`, `- Radio Edit`, `(Mono)`, …; remixes, demos, acoustic takes stay other
+ *    songs; `(Live)` only when the artist has no live take of the song, and a studio listen never takes a live
+ *    track); else one typo (a letter changed, added, dropped, or two swapped) in a title of FUZZY_MIN_LETTERS or
+ *    more, numbers alike, when exactly one title of the artist is that close; else one typo in an artist name of
+ *    FUZZY_MIN_LETTERS or more, when exactly one artist with that title is that close.
+ * The artist: a listen's artist text is the track's first credited artist or its album artist; or it reads as a
+ * credit list (`A feat. B`, `A & B`, `A, B`, `A x B`, split with credits.ts) whose own artists (those before a
+ * "feat.") are all credited, the first one first; a closer reading beats a looser one (artistTier). A guest alone,
+ * or one name of a duet, takes the track only when the listen also names its album.
  * Candidates that tie: the album given (editions such as "(Deluxe Edition)" ignored) when one of them is on it;
  * else the one on an album of its own artist (not a compilation); else the lowest track id, so a re-run agrees.
  * The album never blocks a match: a listen whose album differs still matches when the artist and title do.
  *
- * Memory: the index keeps the candidates given plus about 300 bytes per track (a few folded keys, most shared
- * between tracks, and three maps); measured about 45 MB more heap for 100k tracks (scripts/history-match-eval.ts).
+ * Speed and memory (bench `pnpm bench:history-match`, 100k tracks of the synthetic library, 1M listens, one
+ * thread): see docs/performance.md; the index costs about INDEX_BYTES_PER_TRACK bytes of heap per track beyond the
+ * candidates themselves (folded keys, most shared between tracks, and four maps).
  */
 import { isVariousArtists } from "../library/albumRules.js"
 import { DEFAULT_ARTIST_SEPARATORS, splitArtistText } from "../library/credits.js"
@@ -62,17 +66,28 @@ export interface MatchResult {
 /** A title needs this many letters and digits (folded) before a typo in it is forgiven. */
 export const FUZZY_MIN_LETTERS = 8
 
+/** Who a candidate is by, as folded keys (each name with and without a leading "the"). */
+interface EntryArtists {
+  /** The first credited artist: whose song it is. */
+  readonly first: ReadonlyArray<string>
+  /** The first credited artist and the album artist (unless Various Artists). */
+  readonly main: ReadonlyArray<string>
+  /** The other credited artists (guests, second names). */
+  readonly others: ReadonlyArray<string>
+  /** When the first credited name reads as a list (`A & B`, `A x B`), its first name (`A`). */
+  readonly lead: ReadonlyArray<string>
+  /** Every name inside credited names that read as lists. */
+  readonly parts: ReadonlyArray<string>
+  /** On an album of one of its own artists (not a compilation): preferred when candidates tie. */
+  readonly own: boolean
+}
+
 /** What the index keeps of one candidate. */
 interface Entry {
   readonly candidate: MatchCandidate
-  /** Folded keys of every credited artist and the album artist (with and without a leading "the"). */
-  readonly artists: ReadonlyArray<string>
-  /** Folded keys of the names inside a credited name that reads as a list (`A & B` → a, b). */
-  readonly parts: ReadonlyArray<string>
+  readonly by: EntryArtists
   /** The album's folded key, editions dropped; "" for none. */
   readonly album: string
-  /** On an album of one of its own artists (not a compilation): preferred when candidates tie. */
-  readonly own: boolean
   readonly title: TitleKeys
 }
 
@@ -133,9 +148,9 @@ const LIST_SEPARATORS: ReadonlyArray<string> = [
 ]
 
 /** The names inside an artist text read as a credit list (none when it is one name). */
-const listKeysOf = (text: string): Array<string> => {
+const listNamesOf = (text: string): Array<string> => {
   const names = splitArtistText(text, LIST_SEPARATORS)
-  return names.length < 2 ? [] : names.flatMap((credit) => nameKeysOf(credit.name))
+  return names.length < 2 ? [] : names.map((credit) => credit.name)
 }
 
 /** Version words that leave the recording the same song for a listener (`(Remastered 2011)`, `- Radio Edit`). */
@@ -235,37 +250,43 @@ export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchInde
     interned.set(key, key)
     return key
   }
-  const creditKeys = new Map<string, { artists: ReadonlyArray<string>; parts: ReadonlyArray<string>; own: boolean }>()
+  const credits = new Map<string, EntryArtists>()
+  const keysOf = (names: ReadonlyArray<string>, minus: ReadonlyArray<string> = NONE) => {
+    const keys = [...new Set(names.flatMap(nameKeysOf))].filter((key) => !minus.includes(key))
+    return keys.length === 0 ? NONE : keys.map(intern)
+  }
   for (const candidate of candidates) {
     const albumArtist =
       candidate.album_artist === null || isVariousArtists(candidate.album_artist) ? null : candidate.album_artist
     const creditKey = `${candidate.artists.join("\u001f")}\u001e${albumArtist ?? ""}`
-    let credit = creditKeys.get(creditKey)
-    if (credit === undefined) {
-      const artists = [...new Set([...candidate.artists.flatMap(nameKeysOf), ...nameKeysOf(albumArtist ?? "")])]
-      const parts = [...new Set(candidate.artists.flatMap(listKeysOf))].filter((key) => !artists.includes(key))
+    let by = credits.get(creditKey)
+    if (by === undefined) {
+      const [first, ...rest] = candidate.artists
+      const main = keysOf(albumArtist === null ? [first ?? ""] : [first ?? "", albumArtist])
+      const others = keysOf(rest, main)
+      const listed = listNamesOf(first ?? "")
       const credited = new Set(candidate.artists.flatMap(nameKeysOf))
-      credit = {
-        artists: artists.map(intern),
-        parts: parts.length === 0 ? NONE : parts.map(intern),
+      by = {
+        first: keysOf([first ?? ""]),
+        main,
+        others,
+        lead: listed.length > 0 ? keysOf([listed[0]!], main) : NONE,
+        parts: keysOf(candidate.artists.flatMap(listNamesOf), [...main, ...others]),
         own: nameKeysOf(albumArtist ?? "").some((key) => credited.has(key)),
       }
-      creditKeys.set(creditKey, credit)
+      credits.set(creditKey, by)
     }
     const title = titleKeysOf(candidate.title)
     const entry: Entry = {
       candidate,
-      artists: credit.artists,
-      parts: credit.parts,
+      by,
       album: intern(albumKeyOf(candidate.album)),
-      own: credit.own,
       title: { ...title, key: intern(title.key), base: intern(title.base) },
     }
     if (candidate.mbid !== null && candidate.mbid !== "") push(byMbid, candidate.mbid.toLowerCase(), entry)
     push(byTitle, entry.title.key, entry)
     if (entry.title.base !== entry.title.key) push(byBase, entry.title.base, entry)
-    for (const key of entry.artists) push(byArtist, key, entry)
-    for (const key of entry.parts) push(byArtist, key, entry)
+    for (const key of [...by.main, ...by.others, ...by.lead]) push(byArtist, key, entry)
   }
   return { byMbid, byTitle, byBase, byArtist }
 }
@@ -273,27 +294,54 @@ export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchInde
 // ---------------------------------------------------------------------------------------------------------------
 // Matching
 
-/** A listen's artist text as keys: the whole text, and the names of it read as a credit list. */
+/** A listen's artist text as keys: the whole text, and when it reads as a credit list, each name of it. */
 interface QueryArtist {
   readonly whole: ReadonlyArray<string>
-  readonly names: ReadonlyArray<string>
+  readonly names: ReadonlyArray<ReadonlyArray<string>>
+  /** How many of the names come before a featuring separator (the song's own artists). */
+  readonly mains: number
 }
 
-/** 0: the whole artist text is an artist of the track; 1: one name of it is; null: none. */
-const artistTier = (entry: Entry, artist: QueryArtist): 0 | 1 | null => {
-  if (artist.whole.some((key) => entry.artists.includes(key))) return 0
-  if (artist.names.some((key) => entry.artists.includes(key))) return 1
-  if (artist.whole.some((key) => entry.parts.includes(key))) return 1
-  if (artist.names.some((key) => entry.parts.includes(key))) return 1
-  return null
+const meets = (keys: ReadonlyArray<string>, other: ReadonlyArray<string>) => keys.some((key) => other.includes(key))
+
+/**
+ * How well a candidate's artists answer a listen's artist text, best first; null: not by that artist.
+ * 0: the whole text is the track's first credited artist.
+ * 1: the text is a credit list whose first name is the track's first artist and whose every name is credited
+ *    (`A feat. B` or `A & B` for a track credited A, B).
+ * 2: the whole text is the album artist; or the text is a credit list whose names before any "feat." are all
+ *    credited, the first being the first artist or the album artist (`A feat. B` for a track by A alone: a guest
+ *    does not make it another song; `A & B` is a duet, not A's song, unless both are credited).
+ * 3: the text is a credit list whose every name is credited, in another order (`B & A` for a track credited A, B).
+ * 4: the listen names the track's album, and its whole text or its list's first name is another credited artist
+ *    of the track or a name inside one (`B` for a track by `A & B`): the album confirms what the names alone
+ *    would not (a guest's own song of that title, or A's solo song for a duet A & B, would be as likely).
+ * A listen credited `A feat. B` never takes a song of B alone: it is A's.
+ */
+const artistTier = (entry: Entry, artist: QueryArtist, album: string): number | null => {
+  const by = entry.by
+  if (meets(artist.whole, by.first)) return 0
+  const names = artist.names
+  const credited = (name: ReadonlyArray<string>) =>
+    meets(name, by.main) || meets(name, by.others) || meets(name, by.parts)
+  if (names.length > 0) {
+    const allCredited = names.every(credited)
+    if (allCredited && meets(names[0]!, by.first)) return 1
+    if (meets(names[0]!, by.main) && names.slice(1, artist.mains).every(credited)) return 2
+    if (meets(artist.whole, by.main)) return 2
+    if (allCredited) return 3
+  } else if (meets(artist.whole, by.main)) return 2
+  if (album === "" || entry.album !== album) return null
+  const lead = names.length > 0 ? names[0]! : artist.whole
+  return meets(lead, by.main) || meets(lead, by.others) || meets(lead, by.lead) || meets(lead, by.parts) ? 4 : null
 }
 
 /** The entries of the best artist tier (empty when no entry is by the artist). */
-const byArtistOf = (entries: ReadonlyArray<Entry>, artist: QueryArtist): Array<Entry> => {
+const byArtistOf = (entries: ReadonlyArray<Entry>, artist: QueryArtist, album: string): Array<Entry> => {
   let best: Array<Entry> = []
-  let bestTier = 2
+  let bestTier = Number.POSITIVE_INFINITY
   for (const entry of entries) {
-    const tier = artistTier(entry, artist)
+    const tier = artistTier(entry, artist, album)
     if (tier === null || tier > bestTier) continue
     if (tier < bestTier) {
       best = []
@@ -308,7 +356,7 @@ const byArtistOf = (entries: ReadonlyArray<Entry>, artist: QueryArtist): Array<E
 const choose = (entries: ReadonlyArray<Entry>, album: string): { entry: Entry; onAlbum: boolean } => {
   const onAlbum = album === "" ? [] : entries.filter((entry) => entry.album === album)
   const pool = onAlbum.length > 0 ? onAlbum : entries
-  const own = pool.filter((entry) => entry.own)
+  const own = pool.filter((entry) => entry.by.own)
   const entry = (own.length > 0 ? own : pool).reduce((a, b) => (b.candidate.track_id < a.candidate.track_id ? b : a))
   return { entry, onAlbum: onAlbum.length > 0 }
 }
@@ -344,8 +392,12 @@ const ARTIST_CACHE_SIZE = 50_000
 const queryArtistOf = (text: string): QueryArtist => {
   const known = artistCache.get(text)
   if (known !== undefined) return known
-  const whole = nameKeysOf(text)
-  const artist = { whole, names: listKeysOf(text).filter((key) => !whole.includes(key)) }
+  const credits = splitArtistText(text, LIST_SEPARATORS)
+  const artist: QueryArtist = {
+    whole: nameKeysOf(text),
+    names: credits.length < 2 ? [] : credits.map((credit) => nameKeysOf(credit.name)),
+    mains: credits.filter((credit) => credit.role === "main").length,
+  }
   if (artistCache.size >= ARTIST_CACHE_SIZE) artistCache.clear()
   artistCache.set(text, artist)
   return artist
@@ -362,7 +414,7 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
   const title = titleKeysOf(query.title)
   if (title.key === "") return null
 
-  const exact = byArtistOf(index.byTitle.get(title.key) ?? NONE_ENTRIES, artist)
+  const exact = byArtistOf(index.byTitle.get(title.key) ?? NONE_ENTRIES, artist, album)
   if (exact.length > 0) {
     const { entry, onAlbum } = choose(exact, album)
     return { track_id: entry.candidate.track_id, how: onAlbum ? "exact" : "exact_no_album" }
@@ -373,16 +425,21 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
     byArtistOf(
       [...(index.byTitle.get(title.base) ?? NONE_ENTRIES), ...(index.byBase.get(title.base) ?? NONE_ENTRIES)],
       artist,
+      album,
     ),
     title.live,
   )
   if (sameBase.length > 0) return { track_id: choose(sameBase, album).entry.candidate.track_id, how: "fuzzy" }
 
-  // Fuzzy: a typo in a long enough title, when exactly one title of the artist is that close.
+  return titleTypo(index, artist, title, album) ?? artistTypo(index, artist, title, album)
+}
+
+/** A typo in a title of FUZZY_MIN_LETTERS or more: exactly one title of the artist one edit away, numbers alike. */
+const titleTypo = (index: MatchIndex, artist: QueryArtist, title: TitleKeys, album: string): MatchResult | null => {
   if (title.base.length < FUZZY_MIN_LETTERS) return null
   const close: Array<Entry> = []
   const seen = new Set<Entry>()
-  for (const key of [...artist.whole, ...artist.names]) {
+  for (const key of [...artist.whole, ...(artist.names[0] ?? NONE)]) {
     for (const entry of index.byArtist.get(key) ?? NONE_ENTRIES) {
       if (seen.has(entry)) continue
       seen.add(entry)
@@ -391,9 +448,37 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
       if (withinOneEdit(base, title.base)) close.push(entry)
     }
   }
-  const candidates = liveRule(byArtistOf(close, artist), title.live)
+  const candidates = liveRule(byArtistOf(close, artist, album), title.live)
   if (candidates.length === 0 || new Set(candidates.map((entry) => entry.title.base)).size > 1) return null
   return { track_id: choose(candidates, album).entry.candidate.track_id, how: "fuzzy" }
+}
+
+const digitsOf = (key: string) => key.replace(/\D+/g, "")
+
+/**
+ * A typo in an artist name of FUZZY_MIN_LETTERS or more: the same title (suffixes dropped) by exactly one artist
+ * one edit away from the name, numbers alike. The whole name only, never a name of a list.
+ */
+const artistTypo = (index: MatchIndex, artist: QueryArtist, title: TitleKeys, album: string): MatchResult | null => {
+  const names = artist.whole.filter((key) => key.length >= FUZZY_MIN_LETTERS)
+  if (names.length === 0) return null
+  const titled = [
+    ...(index.byTitle.get(title.key) ?? NONE_ENTRIES),
+    ...(title.base === title.key ? NONE_ENTRIES : (index.byTitle.get(title.base) ?? NONE_ENTRIES)),
+    ...(index.byBase.get(title.base) ?? NONE_ENTRIES),
+  ]
+  const artists = new Set<string>()
+  const close = liveRule(titled, title.live).filter((entry) =>
+    entry.by.main.some((key) => {
+      const near =
+        key.length >= FUZZY_MIN_LETTERS &&
+        names.some((name) => digitsOf(name) === digitsOf(key) && withinOneEdit(name, key))
+      if (near) artists.add(key)
+      return near
+    }),
+  )
+  if (close.length === 0 || artists.size > 1) return null
+  return { track_id: choose(close, album).entry.candidate.track_id, how: "fuzzy" }
 }
 
 const NONE_ENTRIES: ReadonlyArray<Entry> = []

@@ -85,23 +85,31 @@ describe("matching imported listens (contract Listening history in and out)", ()
     expect(matchListen(index, listen("The Owls", "Snow", null))).toEqual({ track_id: "t3", how: "exact_no_album" })
   })
 
-  it("matching: any credited artist of the track, or its album artist, is its artist", () => {
+  it("matching: the first credited artist or the album artist; a guest only when the listen names the album", () => {
     const match = matchIn([
-      track("t1", "Under Pressure", ["Queen", "David Bowie"], { album_artist: "Queen" }),
+      track("t1", "Under Pressure", ["Queen", "David Bowie"], { album_artist: "Queen", album: "Hot Space" }),
       track("t2", "Guest Spot", ["Ana Lima"], { album_artist: "Pedro Costa", album: "Pedro's Friends" }),
       track("t3", "On a Compilation", ["Ana Lima"], { album_artist: "Various Artists" }),
     ])
     expect(match("Queen", "Under Pressure")).toBe("t1")
-    expect(match("David Bowie", "Under Pressure")).toBe("t1")
     expect(match("Pedro Costa", "Guest Spot")).toBe("t2")
-    expect(match("Various Artists", "On a Compilation")).toBeNull()
     expect(match("Ana Lima", "On a Compilation")).toBe("t3")
+    expect(match("Various Artists", "On a Compilation")).toBeNull()
+    // A guest's listen of a title is as likely their own song the library lacks, unless the album says otherwise.
+    expect(match("David Bowie", "Under Pressure")).toBeNull()
+    expect(match("David Bowie", "Under Pressure", "Hot Space")).toBe("t1")
+    // A guest's own song of that title comes first.
+    const guest = matchIn([
+      track("t1", "Gold", ["Ana Lima", "Pedro Costa"], { album: "Gold" }),
+      track("t2", "Gold", ["Pedro Costa"], { album: "Other" }),
+    ])
+    expect(guest("Pedro Costa", "Gold", "Gold")).toBe("t2")
   })
 
   it("matching: a listen's artist text read as a credit list (A feat. B, A & B, A, B, A x B)", () => {
     const match = matchIn([
       track("t1", "Under Pressure", ["Queen", "David Bowie"]),
-      track("t2", "Duet", ["Ana Lima & Pedro Costa"]),
+      track("t2", "Duet", ["Ana Lima & Pedro Costa"], { album: "Duets" }),
       track("t3", "Solo", ["Ana Lima"]),
     ])
     for (const artist of [
@@ -113,22 +121,37 @@ describe("matching imported listens (contract Listening history in and out)", ()
       "Queen x David Bowie",
       "Queen and David Bowie",
       "David Bowie & Queen",
+      "Queen / David Bowie",
     ]) {
       expect(match(artist, "Under Pressure"), artist).toBe("t1")
     }
-    // A library artist whose name is a list answers for each of its names.
     expect(match("Ana Lima & Pedro Costa", "Duet")).toBe("t2")
-    expect(match("Pedro Costa", "Duet")).toBe("t2")
+    expect(match("Ana Lima and Pedro Costa", "Duet")).toBe("t2")
+    // A guest does not make another song: `A feat. B` is A's song, credited to A alone in the library.
     expect(match("Ana Lima feat. Someone Else", "Solo")).toBe("t3")
     expect(match("Someone Else", "Solo")).toBeNull()
   })
 
-  it("matching: the whole artist name beats one name of a list", () => {
-    const match = matchIn([track("t1", "The Boxer", ["Simon"]), track("t2", "The Boxer", ["Simon & Garfunkel"])])
+  it("matching: a duet is not either artist's song alone, unless the listen names the album", () => {
+    const match = matchIn([
+      track("t1", "The Boxer", ["Simon"]),
+      track("t2", "The Boxer", ["Simon & Garfunkel"], { album: "Bridge" }),
+      track("t3", "Gold", ["Pedro Costa"], { album: "Gold" }),
+    ])
     expect(match("Simon & Garfunkel", "The Boxer")).toBe("t2")
     expect(match("Simon and Garfunkel", "The Boxer")).toBe("t2")
     expect(match("Simon", "The Boxer")).toBe("t1")
-    expect(match("Garfunkel", "The Boxer")).toBe("t2")
+    expect(match("Garfunkel", "The Boxer")).toBeNull()
+    expect(match("Garfunkel", "The Boxer", "Bridge")).toBe("t2")
+    // A listen of a duet or a featuring never takes the second artist's own song.
+    expect(match("Ana Lima feat. Pedro Costa", "Gold")).toBeNull()
+    expect(match("Ana Lima & Pedro Costa", "Gold")).toBeNull()
+    expect(match("Ana Lima & Pedro Costa", "Gold", "Gold")).toBeNull()
+    // Nor the first artist's solo song, unless the album confirms it.
+    const solo = matchIn([track("t1", "Gold", ["Ana Lima"], { album: "Gold" })])
+    expect(solo("Ana Lima & Pedro Costa", "Gold")).toBeNull()
+    expect(solo("Ana Lima & Pedro Costa", "Gold", "Gold")).toBe("t1")
+    expect(solo("Ana Lima feat. Pedro Costa", "Gold")).toBe("t1")
   })
 
   it('matching: a leading "The" is optional, also as a sort name ("Beatles, The")', () => {
