@@ -36,7 +36,13 @@ import {
   TagSourcesHttpLive,
 } from "./enrichment/index.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
-import { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./history/index.js"
+import {
+  AdminImportsHttpLive,
+  ImportRunnerLive,
+  ImportService,
+  ImportsHttpLive,
+  PlaysExportHttpLive,
+} from "./history/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
@@ -199,6 +205,8 @@ export const ServicesLive = Layer.mergeAll(
   SubsonicServicesLive,
   PlayQueueService.Default,
   ListeningStatsService.Default,
+  // History imports and the export, over plays and the rebuild.
+  ImportService.Default,
 ).pipe(
   Layer.provideMerge(RecommendationServicesLive),
   Layer.provideMerge(PlaysService.Default),
@@ -280,6 +288,8 @@ export const HttpAppLive = Layer.mergeAll(
   SubsonicHttpLive,
   WebAppLive,
   JsonCachingLive,
+  // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
+  ImportRunnerLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */

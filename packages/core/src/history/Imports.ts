@@ -109,6 +109,8 @@ export interface Listen {
   readonly started_at_ms: number
   /** How long it played, when the export says; else the track length is used. */
   readonly ms_played: number | null
+  /** The Tonearm track it was, when the export is Tonearm's own (read back exactly, not matched). */
+  readonly tonearm_track_id?: string | null
 }
 
 /** `import.progress` event data (throttled per import, plus the final state). */

@@ -68,6 +68,7 @@ const ListenBrainzRecord = Schema.Struct({
         Schema.Struct({
           recording_mbid: OptionalText,
           tonearm_duration_played_ms: OptionalNumber,
+          tonearm_track_id: OptionalText,
         }),
       ),
     ),
@@ -83,7 +84,7 @@ export const listenBrainzRecord = (record: unknown): ParsedRecord => {
   const startedAt = Math.floor(listened_at) * 1000
   if (!plausible(startedAt)) return INVALID
   const info = meta.additional_info ?? undefined
-  return finish(
+  const parsed = finish(
     text(meta.artist_name),
     text(meta.track_name),
     textOrNull(meta.release_name),
@@ -91,6 +92,10 @@ export const listenBrainzRecord = (record: unknown): ParsedRecord => {
     startedAt,
     playedOrNull(info?.tonearm_duration_played_ms),
   )
+  const tonearmTrack = mbidOrNull(info?.tonearm_track_id)
+  return parsed._tag === "listen" && tonearmTrack !== null
+    ? { _tag: "listen", listen: { ...parsed.listen, tonearm_track_id: tonearmTrack } }
+    : parsed
 }
 
 // Spotify's extended streaming history: `ts` is when the stream ENDED, so the listen started `ms_played` earlier.

@@ -147,6 +147,7 @@ describe("ListenBrainz records", () => {
               recording_mbid: null,
               started_at_ms: Math.floor(started / 1000) * 1000,
               ms_played: played,
+              tonearm_track_id: "00000000-0000-4000-8000-000000000000",
             },
           })
         },

@@ -18,6 +18,8 @@ export const DEFAULT_DATA_DIR = "data"
 export const DEFAULT_CLIENT_APK_DIR = "/app/client/"
 /** Largest request body accepted on JSON routes; anything bigger is 413 `payload_too_large`. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
+/** Largest upload the history import routes accept (a Spotify zip, a navidrome.db): streamed to disk, never held. */
+export const DEFAULT_MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 /** Every operator setting, read once at startup from `TONEARM_*` (and the two `SERVICE_*` names the spec fixes). */
 export interface TonearmSettings {
@@ -35,6 +37,8 @@ export interface TonearmSettings {
   readonly mailWebhookUrl: Option.Option<string>
   readonly clientApkDir: string
   readonly maxBodyBytes: number
+  /** `TONEARM_MAX_IMPORT_BYTES`: the import routes' own body limit (absent: 512 MiB). */
+  readonly maxImportBytes?: number | undefined
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
@@ -84,6 +88,10 @@ export const castConfig = Config.all({
     Config.withDefault(CAST_DEFAULTS.timeoutMs),
   ),
 })
+
+/** The import routes' body limit of a config (a test's config may leave it out). */
+export const maxImportBytesOf = (settings: TonearmSettings): number =>
+  settings.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES
 
 /** The cast settings of a config (a test's config may leave them out). */
 export const castSettingsOf = (settings: TonearmSettings): CastSettings => settings.cast ?? CAST_DEFAULTS
@@ -280,6 +288,10 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const maxBodyBytes = yield* Config.integer("TONEARM_MAX_BODY_BYTES").pipe(
         Config.withDefault(DEFAULT_MAX_BODY_BYTES),
       )
+      const maxImportBytes = yield* Config.integer("TONEARM_MAX_IMPORT_BYTES").pipe(
+        Config.validate({ message: "must be a positive number of bytes", validation: (bytes) => bytes >= 1 }),
+        Config.withDefault(DEFAULT_MAX_IMPORT_BYTES),
+      )
       const sseHeartbeatSeconds = yield* Config.number("TONEARM_SSE_HEARTBEAT_SECONDS").pipe(
         Config.withDefault(SSE_HEARTBEAT_SECONDS),
       )
@@ -318,6 +330,7 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
         mailWebhookUrl,
         clientApkDir,
         maxBodyBytes,
+        maxImportBytes,
       }
     },
   )

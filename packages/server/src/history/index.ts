@@ -1,1 +1,13 @@
 export { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./HistoryHttp.js"
+export { ImportRunnerLive, ImportService } from "./ImportService.js"
+export {
+  type ImportCounters,
+  ImportFailed,
+  type ImportJob,
+  type ImportProgress,
+  type ImportSourcePlugin,
+  ImportSourcePlugins,
+  ImportTuning,
+  type ListenPage,
+  type MatchedEntry,
+} from "./ImportSources.js"

@@ -10,7 +10,7 @@ import {
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import { apiErrorInfo, errorBody, TonearmApi } from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
-import { TonearmConfig } from "../config/TonearmConfig.js"
+import { maxImportBytesOf, TonearmConfig } from "../config/TonearmConfig.js"
 
 interface RouteShape {
   readonly method: string
@@ -62,6 +62,10 @@ const emptyBodyAsObject = (request: HttpServerRequest.HttpServerRequest): HttpSe
   return request.modify({ headers: Headers.set(headers, "content-type", "application/x-www-form-urlencoded") })
 }
 
+/** History uploads (a Spotify zip, a navidrome.db) have their own limit, TONEARM_MAX_IMPORT_BYTES: streamed to disk. */
+const isImportUpload = (request: HttpServerRequest.HttpServerRequest) =>
+  request.method === "POST" && /^\/api\/(?:me|admin)\/imports\/?(?:\?.*)?$/.test(request.url)
+
 const isTagged = (value: unknown, tag: string): value is { readonly _tag: string } =>
   typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === tag
 
@@ -86,7 +90,9 @@ const bodyFailure = (value: unknown, maxBodyBytes: number) => {
 export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
   Layer.unwrapEffect(
     Effect.gen(function* () {
-      const { maxBodyBytes } = yield* TonearmConfig
+      const config = yield* TonearmConfig
+      const { maxBodyBytes } = config
+      const maxImportBytes = maxImportBytesOf(config)
       const routes = routeTable(extraRoutes)
 
       const routeMiss = (request: HttpServerRequest.HttpServerRequest) => {
@@ -97,7 +103,7 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         return respond(405, "method_not_allowed", `${request.method} is not allowed here; use ${allow}`, { allow })
       }
 
-      const toResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest) => {
+      const toResponse = (cause: Cause.Cause<unknown>, request: HttpServerRequest.HttpServerRequest, limit: number) => {
         // An interrupt-only cause holds no failure: the client went away, nothing to answer.
         if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
         const failure = Cause.failureOption(cause)
@@ -118,7 +124,7 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
           )
         }
         if (isTagged(value, "RouteNotFound")) return Effect.succeed(routeMiss(request))
-        const body = bodyFailure(value, maxBodyBytes)
+        const body = bodyFailure(value, limit)
         if (body !== undefined) return Effect.succeed(body)
         return Effect.as(
           Effect.logError(`${request.method} ${request.url} failed`, cause),
@@ -130,16 +136,17 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const declared = Number(request.headers["content-length"] ?? "0")
-          if (declared > maxBodyBytes) {
+          const limit = isImportUpload(request) ? maxImportBytes : maxBodyBytes
+          if (declared > limit) {
             // Answer before reading a byte, and close: the rest of the body is never consumed.
-            return respond(413, "payload_too_large", `request body exceeds ${maxBodyBytes} bytes`, {
+            return respond(413, "payload_too_large", `request body exceeds ${limit} bytes`, {
               connection: "close",
             })
           }
           return yield* app.pipe(
             Effect.provideService(HttpServerRequest.HttpServerRequest, emptyBodyAsObject(request)),
-            HttpIncomingMessage.withMaxBodySize(Option.some(maxBodyBytes)),
-            Effect.catchAllCause((cause) => toResponse(cause, request)),
+            HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
+            Effect.catchAllCause((cause) => toResponse(cause, request, limit)),
           )
         }),
       )

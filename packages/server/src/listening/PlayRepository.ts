@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import {
   ArtistId,
+  IMPORT_CLIENT_ID,
   PickKind,
   PlayEventId,
   PlayHistoryItem,
@@ -38,6 +39,31 @@ export interface NewPlay {
   readonly pickKind: PickKind | null
   readonly deviceClass: string | null
   readonly now: Date
+}
+
+/** One imported listen as a play: the rules (skip, completion, clamp) already applied by the caller. */
+export interface ImportedPlay {
+  readonly trackId: string
+  readonly startedAtMs: number
+  readonly playedMs: number
+  readonly trackDurationMs: number
+  readonly skipped: boolean
+  readonly completion: number | null
+}
+
+/** One play as the export reads it. */
+export interface ExportRow {
+  readonly id: string
+  readonly started_at: Date
+  readonly duration_played_ms: number | null
+  readonly track_duration_ms: number
+  readonly track_id: string
+  readonly source: string | null
+  readonly skipped: boolean
+  readonly title: string
+  readonly mbid: string | null
+  readonly artist: string
+  readonly album: string
 }
 
 const MetricsRow = Schema.Struct({
@@ -225,6 +251,55 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
         orInternal("PlayRepository.trendRowsSince"),
       )
 
+    /**
+     * Imported listens in one statement (issue 26): a listen is a duplicate when the user already has a play of the
+     * same track starting in the same second, from any source (checked here), or from another import (the unique
+     * index `play_events_import_second_idx`, so two imports at once cannot both add it). Answers how many it added.
+     */
+    const insertImported = (userId: UserId, source: string, rows: ReadonlyArray<ImportedPlay>, now: Date) =>
+      rows.length === 0
+        ? Effect.succeed(0)
+        : sql<{ n: number }>`
+        WITH added AS (
+          INSERT INTO play_events (user_id, track_id, artist_id, album_id, client_id, started_at, ended_at,
+            duration_played_ms, track_duration_ms, skipped, completion, source, created_at)
+          SELECT ${userId}, x.track_id, t.artist_id, t.album_id, ${IMPORT_CLIENT_ID}, x.started_at,
+                 x.started_at + x.played * interval '1 millisecond', x.played, x.length, x.skipped, x.completion,
+                 ${source}, ${now}
+          FROM unnest(${rows.map((row) => row.trackId)}::uuid[], ${rows.map((row) => new Date(row.startedAtMs).toISOString())}::timestamptz[],
+                      ${rows.map((row) => row.playedMs)}::int[], ${rows.map((row) => row.trackDurationMs)}::int[],
+                      ${rows.map((row) => row.skipped)}::bool[], ${rows.map((row) => row.completion)}::real[])
+               AS x (track_id, started_at, played, length, skipped, completion)
+          JOIN tracks t ON t.id = x.track_id
+          WHERE NOT EXISTS (
+            SELECT 1 FROM play_events p WHERE p.user_id = ${userId} AND p.track_id = x.track_id
+              AND p.started_at >= date_trunc('second', x.started_at)
+              AND p.started_at < date_trunc('second', x.started_at) + interval '1 second')
+          ON CONFLICT DO NOTHING
+          RETURNING 1)
+        SELECT count(*)::int AS n FROM added`.pipe(
+            Effect.map((result) => result[0]?.n ?? 0),
+            orInternal("PlayRepository.insertImported"),
+          )
+
+    /** The user's plays oldest first after (started_at, id), with what an export line says of each track. */
+    const exportPage = (userId: UserId, after: { startedAt: Date; id: string } | null, limit: number) =>
+      (after === null
+        ? sql<ExportRow>`
+          SELECT p.id, p.started_at, p.duration_played_ms, p.track_duration_ms, p.track_id, p.source, p.skipped,
+                 t.title, t.mbid, a.name AS artist, al.title AS album
+          FROM play_events p JOIN indexed_tracks t ON t.id = p.track_id JOIN indexed_artists a ON a.id = t.artist_id
+          JOIN indexed_albums al ON al.id = t.album_id
+          WHERE p.user_id = ${userId} ORDER BY p.started_at, p.id LIMIT ${limit}`
+        : sql<ExportRow>`
+          SELECT p.id, p.started_at, p.duration_played_ms, p.track_duration_ms, p.track_id, p.source, p.skipped,
+                 t.title, t.mbid, a.name AS artist, al.title AS album
+          FROM play_events p JOIN indexed_tracks t ON t.id = p.track_id JOIN indexed_artists a ON a.id = t.artist_id
+          JOIN indexed_albums al ON al.id = t.album_id
+          WHERE p.user_id = ${userId} AND (p.started_at, p.id) > (${after.startedAt}, ${after.id}::uuid)
+          ORDER BY p.started_at, p.id LIMIT ${limit}`
+      ).pipe(orInternal("PlayRepository.exportPage"))
+
     return {
       lockUser,
       closeOpen,
@@ -241,6 +316,8 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
       playCountsSince,
       artistPlaysByListener,
       trendRowsSince,
+      insertImported,
+      exportPage,
     } as const
   }),
 }) {}

@@ -239,6 +239,41 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const lastPlayedAlbums = (userId: UserId, limit: number) =>
       Effect.map(playStats(userId), (stats) => rankLastPlayed(stats.albums).slice(0, limit))
 
+    /**
+     * Imported listens become plays (issue 26): the played time is clamped to the track (the track's length when
+     * the export does not say), the skip rule applies to it, and nothing else happens: no rotation state, no pick
+     * kind, no open play closed, no scrobble. Duplicates (same track, same second) are left out; answers how many
+     * were added. Runs inside the caller's transaction.
+     */
+    const importPlays = (
+      userId: UserId,
+      source: string,
+      listens: ReadonlyArray<{
+        readonly trackId: string
+        readonly startedAtMs: number
+        readonly msPlayed: number | null
+        readonly trackDurationMs: number
+      }>,
+    ) =>
+      Effect.flatMap(currentDate, (now) =>
+        plays.insertImported(
+          userId,
+          source,
+          listens.map((listen) => {
+            const played = clampPlayedMs(listen.msPlayed ?? listen.trackDurationMs, listen.trackDurationMs)
+            return {
+              trackId: listen.trackId,
+              startedAtMs: listen.startedAtMs,
+              playedMs: played,
+              trackDurationMs: listen.trackDurationMs,
+              skipped: isSkip(played, listen.trackDurationMs),
+              completion: completionOf(played, listen.trackDurationMs),
+            }
+          }),
+          now,
+        ),
+      )
+
     return {
       report,
       completed,
@@ -254,6 +289,9 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       playStats,
       mostPlayedAlbums,
       lastPlayedAlbums,
+      importPlays,
+      /** The user's plays oldest first, a page at a time (the history export). */
+      exportPage: plays.exportPage,
     } as const
   }),
   dependencies: [PlayRepository.Default],
