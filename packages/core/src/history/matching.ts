@@ -70,7 +70,7 @@ export const FUZZY_MIN_LETTERS = 8
 interface EntryArtists {
   /** The first credited artist: whose song it is. */
   readonly first: ReadonlyArray<string>
-  /** The first credited artist and the album artist (unless Various Artists). */
+  /** The first credited artist and the album artist (unless Various Artists, or the first name is a list). */
   readonly main: ReadonlyArray<string>
   /** The other credited artists (guests, second names). */
   readonly others: ReadonlyArray<string>
@@ -98,8 +98,21 @@ export interface MatchIndex {
   readonly byTitle: ReadonlyMap<string, ReadonlyArray<Entry>>
   /** By folded title without its version suffixes, for tracks whose title has some (the others are in byTitle). */
   readonly byBase: ReadonlyMap<string, ReadonlyArray<Entry>>
+  /**
+   * The titles shared by many tracks ("Intro", "Home"), by every artist key of their tracks: a listen then looks
+   * at its artist's few tracks of that title, not at all of them.
+   */
+  readonly titleGroups: ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<Entry>>>
+  readonly baseGroups: ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<Entry>>>
   /** By artist key (credited, album artist and list parts), for the typo pass. */
   readonly byArtist: ReadonlyMap<string, ReadonlyArray<Entry>>
+  /**
+   * The main artist keys of FUZZY_MIN_LETTERS or more by each of their one-letter deletions (and themselves): two
+   * keys one edit apart share one, so a misspelt name finds its few neighbours without reading every artist.
+   */
+  readonly artistNeighbours: ReadonlyMap<string, ReadonlyArray<string>>
+  /** The neighbours found for the artist texts asked lately (a history repeats its artists). */
+  readonly nearArtists: Map<string, ReadonlySet<string>>
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -147,8 +160,15 @@ const LIST_SEPARATORS: ReadonlyArray<string> = [
   " + ",
 ]
 
+/** Whether a text has a list separator (most names have none: no need to split them). */
+const mayBeList = (text: string) => {
+  const lower = text.toLowerCase()
+  return LIST_SEPARATORS.some((separator) => lower.includes(separator))
+}
+
 /** The names inside an artist text read as a credit list (none when it is one name). */
 const listNamesOf = (text: string): Array<string> => {
+  if (!mayBeList(text)) return []
   const names = splitArtistText(text, LIST_SEPARATORS)
   return names.length < 2 ? [] : names.map((credit) => credit.name)
 }
@@ -188,14 +208,45 @@ const ROMAN = /^(?:i|ii|iii|iv|v|vi|vii|viii|ix|x|xi|xii)$/
 const numbersOf = (words: ReadonlyArray<string>) =>
   words.filter((word) => /\d/.test(word) || ROMAN.test(word)).join(" ")
 
+/**
+ * A pure function remembered for the last texts it was given (a history names the same tracks, albums and artists
+ * again and again); forgets everything when full, which costs one recomputation each.
+ */
+const remembered = <A>(f: (text: string) => A, size = 50_000): ((text: string) => A) => {
+  const known = new Map<string, A>()
+  return (text) => {
+    const hit = known.get(text)
+    if (hit !== undefined) return hit
+    const value = f(text)
+    if (known.size >= size) known.clear()
+    known.set(text, value)
+    return value
+  }
+}
+
+/** Whether a text may end in a bracketed or dashed tail (the cheap test before TAIL). */
+const MAY_HAVE_TAIL = /[)\]]\s*$|\s[-–—]\s/
+
+/**
+ * A tail's words for telling what kind of suffix it is (its patterns are English words): lower case, accents off,
+ * cut at anything but ASCII letters and digits. Only classifies; keys always come from the search folding.
+ */
+const suffixWordsOf = (tail: RegExpExecArray) =>
+  (tail[2] ?? tail[3] ?? "")
+    .normalize("NFKD")
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word !== "")
+    .join(" ")
+
 const titleKeysOf = (title: string): TitleKeys => {
   const words = wordsOf(title)
   let rest = title.trim()
   let live = false
-  for (;;) {
+  while (MAY_HAVE_TAIL.test(rest)) {
     const tail = TAIL.exec(rest)
     if (tail === null) break
-    const inner = wordsOf(tail[2] ?? tail[3] ?? "").join(" ")
+    const inner = suffixWordsOf(tail)
     if (LIVE_SUFFIX.test(inner)) live = true
     else if (
       !NEUTRAL_SUFFIXES.some((pattern) => pattern.test(inner)) &&
@@ -204,7 +255,7 @@ const titleKeysOf = (title: string): TitleKeys => {
       break
     rest = tail[1]!
   }
-  const featuring = TITLE_FEATURING.exec(rest)
+  const featuring = /\s(?:feat|ft)/i.test(rest) ? TITLE_FEATURING.exec(rest) : null
   if (featuring !== null) rest = featuring[1]!
   const baseWords = rest === title.trim() ? words : wordsOf(rest)
   const key = words.join("")
@@ -215,16 +266,19 @@ const titleKeysOf = (title: string): TitleKeys => {
 /** Album editions dropped before albums are compared (`(Deluxe Edition)`, `[2011 Remaster]`). */
 const EDITION = /\b(?:edition|deluxe|expanded|remaster(?:ed)?|anniversary|bonus|version|reissue)\b/
 
-const albumKeyOf = (album: string | null): string => {
-  if (album === null) return ""
+const albumKeyOf = (album: string | null): string => (album === null ? "" : rememberedAlbumKey(album))
+
+const albumTextKeyOf = (album: string): string => {
   let rest = album.trim()
-  for (;;) {
+  while (MAY_HAVE_TAIL.test(rest)) {
     const tail = TAIL.exec(rest)
-    if (tail === null || !EDITION.test(wordsOf(tail[2] ?? tail[3] ?? "").join(" "))) break
+    if (tail === null || !EDITION.test(suffixWordsOf(tail))) break
     rest = tail[1]!
   }
   return keyOf(rest)
 }
+const rememberedAlbumKey = remembered(albumTextKeyOf)
+const rememberedTitleKeys = remembered(titleKeysOf)
 
 // ---------------------------------------------------------------------------------------------------------------
 // The index
@@ -236,6 +290,31 @@ const push = <K, V>(map: Map<K, Array<V>>, key: K, value: V) => {
 }
 
 const NONE: ReadonlyArray<string> = []
+
+/** A key and every key one letter shorter made from it, each once. */
+const deletionsOf = (key: string): Array<string> => {
+  const out = new Set([key])
+  for (let i = 0; i < key.length; i++) out.add(key.slice(0, i) + key.slice(i + 1))
+  return [...out]
+}
+
+/** A title list is split by artist from this many tracks on. */
+const GROUP_FROM = 12
+
+const groupsOf = (lists: ReadonlyMap<string, ReadonlyArray<Entry>>) => {
+  const groups = new Map<string, Map<string, Array<Entry>>>()
+  for (const [title, entries] of lists) {
+    if (entries.length < GROUP_FROM) continue
+    const group = new Map<string, Array<Entry>>()
+    for (const entry of entries) {
+      for (const key of new Set([...entry.by.main, ...entry.by.others, ...entry.by.parts, ...entry.by.lead])) {
+        push(group, key, entry)
+      }
+    }
+    groups.set(title, group)
+  }
+  return groups
+}
 
 export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchIndex => {
   const byMbid = new Map<string, Array<Entry>>()
@@ -262,9 +341,11 @@ export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchInde
     let by = credits.get(creditKey)
     if (by === undefined) {
       const [first, ...rest] = candidate.artists
-      const main = keysOf(albumArtist === null ? [first ?? ""] : [first ?? "", albumArtist])
-      const others = keysOf(rest, main)
       const listed = listNamesOf(first ?? "")
+      // A duet on its first artist's album (`A x B` on A's album) is not A's song alone: the album artist then
+      // counts as a guest would.
+      const main = keysOf(albumArtist === null || listed.length > 0 ? [first ?? ""] : [first ?? "", albumArtist])
+      const others = keysOf(albumArtist === null || listed.length === 0 ? rest : [...rest, albumArtist], main)
       const credited = new Set(candidate.artists.flatMap(nameKeysOf))
       by = {
         first: keysOf([first ?? ""]),
@@ -288,7 +369,21 @@ export const buildMatchIndex = (candidates: Iterable<MatchCandidate>): MatchInde
     if (entry.title.base !== entry.title.key) push(byBase, entry.title.base, entry)
     for (const key of [...by.main, ...by.others, ...by.lead]) push(byArtist, key, entry)
   }
-  return { byMbid, byTitle, byBase, byArtist }
+  const artistNeighbours = new Map<string, Array<string>>()
+  for (const key of new Set([...credits.values()].flatMap((by) => by.main))) {
+    if (key.length < FUZZY_MIN_LETTERS) continue
+    for (const deletion of deletionsOf(key)) push(artistNeighbours, deletion, key)
+  }
+  return {
+    byMbid,
+    byTitle,
+    byBase,
+    byArtist,
+    artistNeighbours,
+    nearArtists: new Map(),
+    titleGroups: groupsOf(byTitle),
+    baseGroups: groupsOf(byBase),
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -300,9 +395,17 @@ interface QueryArtist {
   readonly names: ReadonlyArray<ReadonlyArray<string>>
   /** How many of the names come before a featuring separator (the song's own artists). */
   readonly mains: number
+  /** The keys a track of the artist has among its artist keys: the whole text's and the first name's. */
+  readonly lookup: ReadonlyArray<string>
 }
 
-const meets = (keys: ReadonlyArray<string>, other: ReadonlyArray<string>) => keys.some((key) => other.includes(key))
+const meets = (keys: ReadonlyArray<string>, other: ReadonlyArray<string>): boolean => {
+  for (const key of keys) if (other.includes(key)) return true
+  return false
+}
+
+const credited = (name: ReadonlyArray<string>, by: EntryArtists) =>
+  meets(name, by.main) || meets(name, by.others) || meets(name, by.parts)
 
 /**
  * How well a candidate's artists answer a listen's artist text, best first; null: not by that artist.
@@ -322,12 +425,10 @@ const artistTier = (entry: Entry, artist: QueryArtist, album: string): number | 
   const by = entry.by
   if (meets(artist.whole, by.first)) return 0
   const names = artist.names
-  const credited = (name: ReadonlyArray<string>) =>
-    meets(name, by.main) || meets(name, by.others) || meets(name, by.parts)
   if (names.length > 0) {
-    const allCredited = names.every(credited)
+    const allCredited = names.every((name) => credited(name, by))
     if (allCredited && meets(names[0]!, by.first)) return 1
-    if (meets(names[0]!, by.main) && names.slice(1, artist.mains).every(credited)) return 2
+    if (meets(names[0]!, by.main) && names.slice(1, artist.mains).every((name) => credited(name, by))) return 2
     if (meets(artist.whole, by.main)) return 2
     if (allCredited) return 3
   } else if (meets(artist.whole, by.main)) return 2
@@ -354,6 +455,7 @@ const byArtistOf = (entries: ReadonlyArray<Entry>, artist: QueryArtist, album: s
 
 /** Ties: the album given, else the artist's own album, else the lowest track id (stable). */
 const choose = (entries: ReadonlyArray<Entry>, album: string): { entry: Entry; onAlbum: boolean } => {
+  if (entries.length === 1) return { entry: entries[0]!, onAlbum: album !== "" && entries[0]!.album === album }
   const onAlbum = album === "" ? [] : entries.filter((entry) => entry.album === album)
   const pool = onAlbum.length > 0 ? onAlbum : entries
   const own = pool.filter((entry) => entry.by.own)
@@ -386,21 +488,34 @@ const liveRule = (entries: ReadonlyArray<Entry>, live: boolean): ReadonlyArray<E
 }
 
 /** Folded artist keys of the texts seen lately: a history names the same artists again and again. */
-const artistCache = new Map<string, QueryArtist>()
-const ARTIST_CACHE_SIZE = 50_000
-
-const queryArtistOf = (text: string): QueryArtist => {
-  const known = artistCache.get(text)
-  if (known !== undefined) return known
-  const credits = splitArtistText(text, LIST_SEPARATORS)
-  const artist: QueryArtist = {
-    whole: nameKeysOf(text),
-    names: credits.length < 2 ? [] : credits.map((credit) => nameKeysOf(credit.name)),
+const queryArtistOf = remembered((text: string): QueryArtist => {
+  const credits = mayBeList(text) ? splitArtistText(text, LIST_SEPARATORS) : []
+  const whole = nameKeysOf(text)
+  const names = credits.length < 2 ? [] : credits.map((credit) => nameKeysOf(credit.name))
+  return {
+    whole,
+    names,
     mains: credits.filter((credit) => credit.role === "main").length,
+    lookup: [...new Set([...whole, ...(names[0] ?? NONE)])],
   }
-  if (artistCache.size >= ARTIST_CACHE_SIZE) artistCache.clear()
-  artistCache.set(text, artist)
-  return artist
+})
+
+/**
+ * The tracks of one title (from `lists`) that may be by the listen's artist: those of a shared title's group under
+ * the artist's keys (every tier needs the whole text or the first name among a track's artist keys), else all.
+ */
+const titled = (
+  lists: ReadonlyMap<string, ReadonlyArray<Entry>>,
+  groups: ReadonlyMap<string, ReadonlyMap<string, ReadonlyArray<Entry>>>,
+  key: string,
+  artist: QueryArtist,
+): ReadonlyArray<Entry> => {
+  const group = groups.get(key)
+  if (group === undefined) return lists.get(key) ?? NONE_ENTRIES
+  if (artist.lookup.length === 1) return group.get(artist.lookup[0]!) ?? NONE_ENTRIES
+  const found = new Set<Entry>()
+  for (const name of artist.lookup) for (const entry of group.get(name) ?? NONE_ENTRIES) found.add(entry)
+  return [...found]
 }
 
 export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult | null => {
@@ -411,10 +526,10 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
   }
   const artist = queryArtistOf(query.artist)
   if (artist.whole.length === 0) return null
-  const title = titleKeysOf(query.title)
+  const title = rememberedTitleKeys(query.title)
   if (title.key === "") return null
 
-  const exact = byArtistOf(index.byTitle.get(title.key) ?? NONE_ENTRIES, artist, album)
+  const exact = byArtistOf(titled(index.byTitle, index.titleGroups, title.key, artist), artist, album)
   if (exact.length > 0) {
     const { entry, onAlbum } = choose(exact, album)
     return { track_id: entry.candidate.track_id, how: onAlbum ? "exact" : "exact_no_album" }
@@ -423,7 +538,10 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
   // Fuzzy: the same title once version suffixes are dropped on both sides.
   const sameBase = liveRule(
     byArtistOf(
-      [...(index.byTitle.get(title.base) ?? NONE_ENTRIES), ...(index.byBase.get(title.base) ?? NONE_ENTRIES)],
+      [
+        ...(title.base === title.key ? NONE_ENTRIES : titled(index.byTitle, index.titleGroups, title.base, artist)),
+        ...titled(index.byBase, index.baseGroups, title.base, artist),
+      ],
       artist,
       album,
     ),
@@ -438,14 +556,13 @@ export const matchListen = (index: MatchIndex, query: MatchQuery): MatchResult |
 const titleTypo = (index: MatchIndex, artist: QueryArtist, title: TitleKeys, album: string): MatchResult | null => {
   if (title.base.length < FUZZY_MIN_LETTERS) return null
   const close: Array<Entry> = []
-  const seen = new Set<Entry>()
-  for (const key of [...artist.whole, ...(artist.names[0] ?? NONE)]) {
+  for (const key of artist.lookup) {
     for (const entry of index.byArtist.get(key) ?? NONE_ENTRIES) {
-      if (seen.has(entry)) continue
-      seen.add(entry)
       const base = entry.title.base
-      if (base.length < FUZZY_MIN_LETTERS || entry.title.numbers !== title.numbers) continue
-      if (withinOneEdit(base, title.base)) close.push(entry)
+      if (Math.abs(base.length - title.base.length) > 1 || base.length < FUZZY_MIN_LETTERS) continue
+      if (entry.title.numbers === title.numbers && withinOneEdit(base, title.base) && !close.includes(entry)) {
+        close.push(entry)
+      }
     }
   }
   const candidates = liveRule(byArtistOf(close, artist, album), title.live)
@@ -455,30 +572,43 @@ const titleTypo = (index: MatchIndex, artist: QueryArtist, title: TitleKeys, alb
 
 const digitsOf = (key: string) => key.replace(/\D+/g, "")
 
+/** The library's main artist keys one edit away from a listen's whole artist text (of FUZZY_MIN_LETTERS or more). */
+const nearArtistsOf = (index: MatchIndex, artist: QueryArtist): ReadonlySet<string> => {
+  const cacheKey = artist.whole[0]!
+  const known = index.nearArtists.get(cacheKey)
+  if (known !== undefined) return known
+  const near = new Set<string>()
+  for (const name of artist.whole) {
+    if (name.length < FUZZY_MIN_LETTERS) continue
+    for (const deletion of deletionsOf(name)) {
+      for (const key of index.artistNeighbours.get(deletion) ?? NONE) {
+        if (key !== name && withinOneEdit(name, key) && digitsOf(name) === digitsOf(key)) near.add(key)
+      }
+    }
+  }
+  if (index.nearArtists.size >= 50_000) index.nearArtists.clear()
+  index.nearArtists.set(cacheKey, near)
+  return near
+}
+
 /**
  * A typo in an artist name of FUZZY_MIN_LETTERS or more: the same title (suffixes dropped) by exactly one artist
  * one edit away from the name, numbers alike. The whole name only, never a name of a list.
  */
 const artistTypo = (index: MatchIndex, artist: QueryArtist, title: TitleKeys, album: string): MatchResult | null => {
-  const names = artist.whole.filter((key) => key.length >= FUZZY_MIN_LETTERS)
-  if (names.length === 0) return null
-  const titled = [
-    ...(index.byTitle.get(title.key) ?? NONE_ENTRIES),
-    ...(title.base === title.key ? NONE_ENTRIES : (index.byTitle.get(title.base) ?? NONE_ENTRIES)),
-    ...(index.byBase.get(title.base) ?? NONE_ENTRIES),
-  ]
-  const artists = new Set<string>()
-  const close = liveRule(titled, title.live).filter((entry) =>
-    entry.by.main.some((key) => {
-      const near =
-        key.length >= FUZZY_MIN_LETTERS &&
-        names.some((name) => digitsOf(name) === digitsOf(key) && withinOneEdit(name, key))
-      if (near) artists.add(key)
-      return near
-    }),
-  )
-  if (close.length === 0 || artists.size > 1) return null
-  return { track_id: choose(close, album).entry.candidate.track_id, how: "fuzzy" }
+  if (!index.byTitle.has(title.base) && !index.byBase.has(title.base)) return null
+  const near = nearArtistsOf(index, artist)
+  if (near.size === 0) return null
+  const close: Array<Entry> = []
+  for (const key of near) {
+    for (const entry of index.byArtist.get(key) ?? NONE_ENTRIES) {
+      if (entry.title.base === title.base && entry.by.main.includes(key) && !close.includes(entry)) close.push(entry)
+    }
+  }
+  const candidates = liveRule(close, title.live)
+  const artists = new Set(candidates.flatMap((entry) => entry.by.main.filter((key) => near.has(key))))
+  if (candidates.length === 0 || artists.size > 1) return null
+  return { track_id: choose(candidates, album).entry.candidate.track_id, how: "fuzzy" }
 }
 
 const NONE_ENTRIES: ReadonlyArray<Entry> = []

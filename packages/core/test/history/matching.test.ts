@@ -248,6 +248,28 @@ describe("matching imported listens (contract Listening history in and out)", ()
     })
   })
 
+  it(`matching, fuzzy: one typo in an artist name of ${FUZZY_MIN_LETTERS}+ letters, only when one artist is that close`, () => {
+    const match = matchIn([
+      track("t1", "Morning Light", ["Beth Hartley"]),
+      track("t2", "Rain", ["Beth Hartley"]),
+      track("t3", "Rain", ["Lena Marsh"]),
+      track("t4", "Rain", ["Lena Mars"]),
+      track("t5", "Home", ["Blink-182"]),
+      track("t6", "Snow", ["Muse"]),
+    ])
+    expect(match("Beth Hratley", "Morning Light")).toBe("t1")
+    expect(match("Beth Hartly", "Rain")).toBe("t2")
+    expect(match("Beth Hartley", "Rain")).toBe("t2")
+    expect(
+      matchListen(buildMatchIndex([track("t1", "Rain", ["Beth Hartley"])]), listen("Bet Hartley", "Rain")),
+    ).toEqual({ track_id: "t1", how: "fuzzy" })
+    expect(match("Beth Hartley", "Rian")).toBeNull() // never both
+    expect(match("Lena Marsch", "Rain")).toBe("t3")
+    expect(match("Lena Marss", "Rain")).toBeNull() // close to two artists
+    expect(match("Blink-183", "Home")).toBeNull() // numbers never change
+    expect(match("Mose", "Snow")).toBeNull() // too short to forgive
+  })
+
   it("matching: ties go to the album given, else the artist's own album over a compilation, else the lowest id", () => {
     const library = [
       track("b-compilation", "Rain", ["The Owls"], { album: "Hits of the Year", album_artist: "Various Artists" }),
