@@ -33,6 +33,7 @@ import {
   CoverRefetchHttpLive,
   CoverSourcesHttpLive,
   EnrichmentService,
+  ProviderHttp,
   TagSourcesHttpLive,
 } from "./enrichment/index.js"
 import { EventBus, EventsHttpLive } from "./events/index.js"
@@ -40,7 +41,9 @@ import {
   AdminImportsHttpLive,
   ImportRunnerLive,
   ImportService,
+  ImportSourcePlugins,
   ImportsHttpLive,
+  makeLastfmSource,
   PlaysExportHttpLive,
 } from "./history/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
@@ -191,6 +194,14 @@ const SubsonicServicesLive = Layer.mergeAll(SubsonicService.Default, SubsonicCre
   Layer.provide(DiscoverServicesLive),
 )
 
+/**
+ * The import sources beyond the uploaded files: the Last.fm pull (through the same provider throttle as enrichment:
+ * `ProviderHttp.Default` is one shared layer), the admin's Navidrome database.
+ */
+const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLastfmSource])).pipe(
+  Layer.provide(ProviderHttp.Default),
+)
+
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
   // Network speakers: over stream tokens, the library and diagnostics.
@@ -206,7 +217,7 @@ export const ServicesLive = Layer.mergeAll(
   PlayQueueService.Default,
   ListeningStatsService.Default,
   // History imports and the export, over plays and the rebuild.
-  ImportService.Default,
+  ImportService.Default.pipe(Layer.provide(ImportSourcesLive)),
 ).pipe(
   Layer.provideMerge(RecommendationServicesLive),
   Layer.provideMerge(PlaysService.Default),

@@ -1,5 +1,6 @@
 export { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./HistoryHttp.js"
 export { ImportRunnerLive, ImportService } from "./ImportService.js"
+export { LastfmPullTuning, makeLastfmSource } from "./lastfm/LastfmSource.js"
 export {
   type ImportCounters,
   ImportFailed,
