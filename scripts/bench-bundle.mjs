@@ -40,6 +40,16 @@ await build({
   outfile: path.join(outDir, "engineWorker.js"),
   logLevel: "warning",
 })
+// The history import's worker thread, next to the bundle likewise.
+await build({
+  entryPoints: [path.join(packageDir, "src", "history", "importWorker.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile: path.join(outDir, "importWorker.js"),
+  logLevel: "warning",
+})
 // With the installed command's node flags and environment (packages/cli/tsup.config.ts), so the benches that run
 // the server in this process (scan, rebuild) measure its young generation and malloc settings too.
 const cliConfig = readFileSync(path.resolve("packages", "cli", "tsup.config.ts"), "utf8")

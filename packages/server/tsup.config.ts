@@ -12,6 +12,17 @@ export default defineConfig({
   onSuccess: async () => {
     // The scanner's parse workers load this plain module next to the bundle (ParsePool resolves it by URL).
     copyFileSync("src/library/parseWorker.mjs", "dist/parseWorker.mjs")
+    // The history import's worker thread, self-contained (MatchWorker starts it by URL).
+    await build({
+      entryPoints: ["src/history/importWorker.ts"],
+      outfile: "dist/importWorker.js",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      sourcemap: true,
+      logLevel: "warning",
+    })
     // The recommendation engine's process entry, self-contained (RecommendationEngineWorker forks it by URL).
     await build({
       entryPoints: ["src/recommendations/engineWorker.ts"],

@@ -413,6 +413,8 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
             yield* publish("running", false)
           })
 
+        /** What a custom source ends with (Navidrome's summary), written as the job's message when it is done. */
+        let note: string | null = null
         const progress = (worker: MatchWorker): ImportProgress => ({
           match: worker.match,
           advance: (next, cursor) =>
@@ -421,13 +423,18 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
               counters = next
               yield* publish("running", false)
             }).pipe(Effect.orDie),
+          unmatched: (rows) => imports.insertUnmatched(row.id, rows).pipe(Effect.orDie),
+          note: (message) =>
+            Effect.sync(() => {
+              note = message
+            }),
         })
 
         const body = Effect.gen(function* () {
           const worker = yield* makeMatchWorker
           const plugin = pluginOf(row.source)
-          if (plugin?.kind === "custom") return yield* plugin.run(job, progress(worker))
           yield* loadCatalog(worker, tuning.catalogSlice)
+          if (plugin?.kind === "custom") return yield* plugin.run(job, progress(worker))
           if (isFileSource(row.source)) {
             if (row.file_path === null)
               return yield* new ImportFailed({ message: "the uploaded file is gone", badFile: false })
@@ -469,7 +476,7 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
           }),
         ).pipe(Effect.exit)
         if (outcome._tag === "Success") {
-          yield* imports.finish(row.id, "done", null, yield* currentDate)
+          yield* imports.finish(row.id, "done", note, yield* currentDate)
           yield* removeFile(row.file_path)
           yield* publish("done", true)
           // New plays change the taste: the listener's mixes are rebuilt once now, not at 03:00.

@@ -9,7 +9,7 @@
  * - `custom`: does the whole job itself (Navidrome: likes, ratings, playlists, plays per user) through the owning
  *   services, reporting counters and its cursor through `ImportProgress`.
  */
-import type { ImportId, ImportSource, InvalidRequest, Listen, UserId } from "@tonearm/core"
+import type { ImportId, ImportSource, InvalidRequest, Listen, UnmatchedReason, UserId } from "@tonearm/core"
 import { Context, type Effect, type Stream } from "effect"
 import type { ImportCounters } from "./ImportRepository.js"
 import type { WorkerItem } from "./importProtocol.js"
@@ -60,6 +60,19 @@ export interface ImportProgress {
    * Call it inside the transaction that wrote what the counters count, so a restart resumes exactly.
    */
   readonly advance: (counters: ImportCounters, cursor: unknown) => Effect.Effect<void>
+  /** Lists entries that matched nothing (call it in the same transaction as `advance`, which counts them). */
+  readonly unmatched: (
+    rows: ReadonlyArray<{
+      readonly position: number
+      readonly artist: string
+      readonly title: string
+      readonly album: string | null
+      readonly listenedAtMs: number
+      readonly reason: UnmatchedReason
+    }>,
+  ) => Effect.Effect<void>
+  /** The job's message once it is done (a summary); the last note wins. */
+  readonly note: (message: string) => Effect.Effect<void>
 }
 
 export type ImportSourcePlugin =

@@ -1,6 +1,5 @@
 export { AdminImportsHttpLive, ImportsHttpLive, PlaysExportHttpLive } from "./HistoryHttp.js"
 export { ImportRunnerLive, ImportService } from "./ImportService.js"
-export { LastfmPullTuning, makeLastfmSource } from "./lastfm/LastfmSource.js"
 export {
   type ImportCounters,
   ImportFailed,
@@ -12,3 +11,5 @@ export {
   type ListenPage,
   type MatchedEntry,
 } from "./ImportSources.js"
+export { LastfmPullTuning, makeLastfmSource } from "./lastfm/LastfmSource.js"
+export { makeNavidromeSource } from "./navidrome/index.js"

@@ -5,6 +5,15 @@ import { type HttpServerRequest, Multipart } from "@effect/platform"
 import { InvalidRequest, PayloadTooLarge } from "@tonearm/core"
 import { Effect, Exit, Option, Stream } from "effect"
 
+/** A limit reached, as the part's own stream reports it (wrapped as InternalError by the Node parser) or the form's. */
+const isTooLarge = (error: Multipart.MultipartError) =>
+  error.reason === "FileTooLarge" ||
+  error.reason === "BodyTooLarge" ||
+  (typeof error.cause === "object" &&
+    error.cause !== null &&
+    (error.cause as { _tag?: unknown })._tag === "ReachedLimit" &&
+    ["MaxPartSize", "MaxTotalSize"].includes(String((error.cause as { limit?: unknown }).limit)))
+
 /** An upload stored in the data directory, and the form's other fields. */
 export interface StoredUpload {
   readonly filePath: string
@@ -51,7 +60,7 @@ export const storeUpload = (
       return writeFile(part)
     }).pipe(
       Effect.mapError((error) =>
-        error.reason === "FileTooLarge" || error.reason === "BodyTooLarge"
+        isTooLarge(error)
           ? new PayloadTooLarge({ message: `the upload exceeds ${limit} bytes (TONEARM_MAX_IMPORT_BYTES)` })
           : new InvalidRequest({ message: `the upload is not a valid multipart form (${error.reason})` }),
       ),

@@ -64,7 +64,7 @@ const emptyBodyAsObject = (request: HttpServerRequest.HttpServerRequest): HttpSe
 
 /** History uploads (a Spotify zip, a navidrome.db) have their own limit, TONEARM_MAX_IMPORT_BYTES: streamed to disk. */
 const isImportUpload = (request: HttpServerRequest.HttpServerRequest) =>
-  request.method === "POST" && /^\/api\/(?:me|admin)\/imports\/?(?:\?.*)?$/.test(request.url)
+  request.method === "POST" && /^\/api\/(?:me|admin)\/imports\/?$/.test(new URL(request.url, "http://x").pathname)
 
 const isTagged = (value: unknown, tag: string): value is { readonly _tag: string } =>
   typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === tag

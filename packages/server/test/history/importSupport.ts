@@ -116,7 +116,7 @@ export const upload = (
   const form = multipart(file, fields, options.fileName)
   return raw("POST", `${options.path ?? "/api/me/imports"}${options.query ?? ""}`, {
     body: form.body,
-    headers: { "content-type": form.contentType },
+    headers: { "content-type": form.contentType, "content-length": String(form.body.length) },
     token: who.token,
   })
 }

@@ -18,9 +18,11 @@ export interface NavidromeCatalog {
   readonly artists: ReadonlyArray<{ readonly id: string; readonly name: string; readonly mbid: string | null }>
 }
 
-export type NavidromeWorkerIn =
-  | { readonly type: "check"; readonly path: string }
-  | { readonly type: "read"; readonly path: string; readonly catalog: NavidromeCatalog }
+export interface NavidromeWorkerIn {
+  readonly type: "read"
+  readonly path: string
+  readonly catalog: NavidromeCatalog
+}
 
 /** A media file some annotation or playlist names, and the library track it is (when path or MBID tell). */
 export interface NdFile {
@@ -70,6 +72,5 @@ export interface NavidromeSnapshot {
 }
 
 export type NavidromeWorkerOut =
-  | { readonly type: "checked" }
   | { readonly type: "read"; readonly snapshot: NavidromeSnapshot }
   | { readonly type: "error"; readonly message: string; readonly badFile: boolean }
