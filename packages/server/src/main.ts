@@ -44,6 +44,7 @@ import {
   ImportSourcePlugins,
   ImportsHttpLive,
   makeLastfmSource,
+  makeNavidromeSource,
   PlaysExportHttpLive,
 } from "./history/index.js"
 import { HomeHttpLive, HomeService } from "./home/index.js"
@@ -198,7 +199,7 @@ const SubsonicServicesLive = Layer.mergeAll(SubsonicService.Default, SubsonicCre
  * The import sources beyond the uploaded files: the Last.fm pull (through the same provider throttle as enrichment:
  * `ProviderHttp.Default` is one shared layer), the admin's Navidrome database.
  */
-const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLastfmSource])).pipe(
+const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLastfmSource, makeNavidromeSource])).pipe(
   Layer.provide(ProviderHttp.Default),
 )
 

@@ -1,0 +1,1 @@
+export { makeNavidromeSource } from "./NavidromeSource.js"
