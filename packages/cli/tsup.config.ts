@@ -100,6 +100,7 @@ const deepEffectImports = (): Plugin => ({
  *   dist/bin.js           the command (shebang), loads each command's code on use (chunk-*.js)
  *   dist/engineWorker.js  the recommendation engine's process (RecommendationEngineWorker forks it by URL)
  *   dist/importWorker.js  the history import's worker thread (MatchWorker starts it by URL)
+ *   dist/navidromeWorker.js  the Navidrome import's reader thread (NavidromeReader starts it by URL)
  *   dist/parseWorker.mjs  the scanner's parse worker, plain JavaScript (ParsePool resolves it by URL)
  *   dist/web/             the web player's built assets (packages/web, built first: it is a devDependency)
  *
@@ -135,6 +136,7 @@ export default defineConfig({
     engineWorker: "../server/src/recommendations/engineWorker.ts",
     // History imports parse and match here, off the event loop (MatchWorker resolves it by URL).
     importWorker: "../server/src/history/importWorker.ts",
+    navidromeWorker: "../server/src/history/navidrome/navidromeWorker.ts",
   },
   format: ["esm"],
   sourcemap: true,

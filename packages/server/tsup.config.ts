@@ -23,6 +23,18 @@ export default defineConfig({
       sourcemap: true,
       logLevel: "warning",
     })
+    // The Navidrome import's reader thread (NavidromeReader starts it by URL); better-sqlite3 is native: left to npm.
+    await build({
+      entryPoints: ["src/history/navidrome/navidromeWorker.ts"],
+      outfile: "dist/navidromeWorker.js",
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      sourcemap: true,
+      external: ["better-sqlite3"],
+      logLevel: "warning",
+    })
     // The recommendation engine's process entry, self-contained (RecommendationEngineWorker forks it by URL).
     await build({
       entryPoints: ["src/recommendations/engineWorker.ts"],
