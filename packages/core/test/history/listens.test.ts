@@ -2,6 +2,9 @@ import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
   exportLine,
+  familyOfSource,
+  importPlaySource,
+  isImportPlaySource,
   isListensEntry,
   JsonRecordSplitter,
   listenBrainzRecord,
@@ -219,5 +222,18 @@ describe("zip entries", () => {
     expect(isListensEntry("listenbrainz_export", "listens/2020/1.jsonl")).toBe(true)
     expect(isListensEntry("listenbrainz_export", "user.json")).toBe(false)
     expect(isListensEntry("listenbrainz_export", "feedback.jsonl")).toBe(false)
+  })
+})
+
+describe("imported plays and the metrics", () => {
+  it("an imported play's source is never the metrics' baseline family (nor any family)", () => {
+    for (const source of ["listenbrainz_export", "lastfm_api", "spotify_extended", "navidrome_db"] as const) {
+      expect(importPlaySource(source)).toBe(`import:${source}`)
+      expect(isImportPlaySource(importPlaySource(source))).toBe(true)
+      expect(familyOfSource(importPlaySource(source))).toBeUndefined()
+    }
+    expect(familyOfSource(null)).toBe("baseline")
+    expect(isImportPlaySource(null)).toBe(false)
+    expect(isImportPlaySource("album:x")).toBe(false)
   })
 })
