@@ -28,6 +28,7 @@ import {
   TuningApi,
 } from "./recommendations/RecommendationsApi.js"
 import { AdminRequestsApi, ManagerApi, RequestsApi } from "./requests/RequestsApi.js"
+import { ScrobblersApi } from "./scrobbling/ScrobblingApi.js"
 import { TrustedProxiesApi } from "./settings/TrustedProxiesApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SubsonicCredentialsApi } from "./subsonic/SubsonicApi.js"
@@ -82,6 +83,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(ImportsApi)
   .add(AdminImportsApi)
   .add(PlaysExportApi)
+  .add(ScrobblersApi)
   .addError(envelopeOf(InvalidRequest))
   .addError(envelopeOf(NotFound))
   .addError(envelopeOf(MethodNotAllowed))

@@ -83,6 +83,7 @@ export const NotFoundResource = Schema.Literal(
   "tag_source",
   "installer",
   "import",
+  "scrobbler",
   "unknown",
 )
 export type NotFoundResource = typeof NotFoundResource.Type

@@ -108,6 +108,7 @@ import {
   TuningService,
 } from "./recommendations/index.js"
 import { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive, RequestsService } from "./requests/index.js"
+import { ScrobblersHttpLive, ScrobblingService } from "./scrobbling/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
 import {
   CastHttpLive,
@@ -222,6 +223,8 @@ export const ServicesLive = Layer.mergeAll(
 ).pipe(
   Layer.provideMerge(RecommendationServicesLive),
   Layer.provideMerge(PlaysService.Default),
+  // Scrobbling out: queued by the play path in its transactions, sent by a background sender per provider.
+  Layer.provideMerge(ScrobblingService.Default),
   Layer.provideMerge(ListeningServicesLive),
   Layer.provideMerge(ModerationServicesLive),
   // Requests and the manager's reconciler; providers and enrichment runs (background drains), over the library.
@@ -253,6 +256,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     CastRenderersHttpLive,
     EventsHttpLive,
     PlaysHttpLive,
+    ScrobblersHttpLive,
     LikesHttpLive,
     PlaylistsHttpLive,
     PlayQueueHttpLive,

@@ -54,7 +54,40 @@ export interface TonearmSettings {
   readonly scanIgnore?: ReadonlyArray<string> | undefined
   /** Network speakers (UPnP/DLNA renderers): discovery and configured ones (absent: none, no SSDP). */
   readonly cast?: CastSettings | undefined
+  /** Scrobbling out to ListenBrainz and Last.fm: the Last.fm secret, retries, the sender (absent: the defaults). */
+  readonly scrobbling?: ScrobblingSettings | undefined
 }
+
+export interface ScrobblingSettings {
+  /**
+   * `TONEARM_LASTFM_SHARED_SECRET`: the shared secret of the Last.fm API account whose key is `TONEARM_LASTFM_API_KEY`;
+   * Last.fm scrobbling needs both (the requests are signed). Never logged.
+   */
+  readonly lastfmSharedSecret: Redacted.Redacted<string> | null
+  /** `TONEARM_LASTFM_AUTH_URL`: the Last.fm page where a listener allows Tonearm to scrobble. */
+  readonly lastfmAuthUrl: string
+  /** `TONEARM_SCROBBLE_RETRY_BASE_MS` (30 s): the first retry's delay after a failure, doubling up to the max. */
+  readonly retryBaseMs: number
+  /** `TONEARM_SCROBBLE_RETRY_MAX_MS` (1 h): the longest wait between two attempts of one submission. */
+  readonly retryMaxMs: number
+  /** `TONEARM_SCROBBLE_POLL_MS` (10 s): how often the sender looks for due rows when nothing woke it. */
+  readonly pollMs: number
+  /** `TONEARM_SCROBBLE_SENDER` (true): this replica sends queued submissions (false: it only queues them). */
+  readonly runSender: boolean
+}
+
+export const SCROBBLING_DEFAULTS: ScrobblingSettings = {
+  lastfmSharedSecret: null,
+  lastfmAuthUrl: "https://www.last.fm/api/auth/",
+  retryBaseMs: 30_000,
+  retryMaxMs: 3_600_000,
+  pollMs: 10_000,
+  runSender: true,
+}
+
+/** The scrobbling settings of a config (a test's config may leave them out). */
+export const scrobblingSettingsOf = (settings: TonearmSettings): ScrobblingSettings =>
+  settings.scrobbling ?? SCROBBLING_DEFAULTS
 
 export interface CastSettings {
   /** `TONEARM_UPNP_RENDERERS`: description URLs, comma-separated, for networks where multicast does not reach. */
@@ -221,6 +254,18 @@ const positiveMs = (name: string, fallback: number) =>
     Config.withDefault(fallback),
   )
 
+export const scrobblingConfig = Config.all({
+  lastfmSharedSecret: Config.redacted("TONEARM_LASTFM_SHARED_SECRET").pipe(
+    Config.option,
+    Config.map((secret) => Option.getOrNull(secret)),
+  ),
+  lastfmAuthUrl: Config.string("TONEARM_LASTFM_AUTH_URL").pipe(Config.withDefault(SCROBBLING_DEFAULTS.lastfmAuthUrl)),
+  retryBaseMs: positiveMs("TONEARM_SCROBBLE_RETRY_BASE_MS", SCROBBLING_DEFAULTS.retryBaseMs),
+  retryMaxMs: positiveMs("TONEARM_SCROBBLE_RETRY_MAX_MS", SCROBBLING_DEFAULTS.retryMaxMs),
+  pollMs: positiveMs("TONEARM_SCROBBLE_POLL_MS", SCROBBLING_DEFAULTS.pollMs),
+  runSender: Config.boolean("TONEARM_SCROBBLE_SENDER").pipe(Config.withDefault(SCROBBLING_DEFAULTS.runSender)),
+})
+
 export const enrichmentConfig = Config.all({
   userAgent: Config.string("TONEARM_USER_AGENT").pipe(Config.withDefault(ENRICHMENT_DEFAULTS.userAgent)),
   musicbrainz: providerConfig("MUSICBRAINZ", ENRICHMENT_DEFAULTS.musicbrainz),
@@ -313,8 +358,10 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const catalog = yield* catalogConfig
       const scanIgnore = yield* scanIgnoreConfig
       const cast = yield* castConfig
+      const scrobbling = yield* scrobblingConfig
       return {
         cast,
+        scrobbling,
         scanIgnore,
         enrichment,
         catalog,

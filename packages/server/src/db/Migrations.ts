@@ -19,6 +19,7 @@ import m0016 from "./migrations/0016_artist_sidecars_scan_skipped.js"
 import m0017 from "./migrations/0017_search_documents.js"
 import m0018 from "./migrations/0018_play_queue_index.js"
 import m0019 from "./migrations/0019_listening_history.js"
+import m0020 from "./migrations/0020_scrobbling.js"
 import m0021 from "./migrations/0021_ratings.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
@@ -42,6 +43,7 @@ export const migrations = {
   "0017_search_documents": m0017,
   "0018_play_queue_index": m0018,
   "0019_listening_history": m0019,
+  "0020_scrobbling": m0020,
   "0021_ratings": m0021,
 }
 

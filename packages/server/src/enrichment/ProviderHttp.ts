@@ -107,7 +107,36 @@ export class ProviderHttp extends Effect.Service<ProviderHttp>()("@tonearm/serve
         }),
       )
 
-    return { getJson, getImage, settings } as const
+    /**
+     * Sends a request (a scrobble, a signed Last.fm call) through the same throttle and timeout, and answers the status,
+     * headers and body text whatever the status: the caller tells a refused token from an outage by them. Only no
+     * answer at all (down, timed out) fails.
+     */
+    const exchange = (provider: ThrottledProvider, request: HttpClientRequest.HttpClientRequest) =>
+      Effect.gen(function* () {
+        yield* slot(provider)
+        const timeout = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+          effect.pipe(
+            Effect.timeoutFail({
+              duration: Duration.millis(settings.requestTimeoutMs),
+              onTimeout: () => new ProviderFailure({ provider, message: "timed out" }),
+            }),
+            Effect.mapError((error) =>
+              error instanceof ProviderFailure
+                ? error
+                : new ProviderFailure({ provider, message: String((error as { message?: unknown }).message ?? error) }),
+            ),
+          )
+        const response = yield* timeout(
+          http.execute(
+            request.pipe(HttpClientRequest.setHeader("user-agent", settings.userAgent), HttpClientRequest.acceptJson),
+          ),
+        )
+        const text = yield* timeout(response.text)
+        return { status: response.status, headers: response.headers as Readonly<Record<string, string>>, text }
+      })
+
+    return { getJson, getImage, exchange, settings } as const
   }),
 }) {}
 

@@ -31,6 +31,7 @@ import { orInternal } from "../db/sqlErrors.js"
 import { LibraryService } from "../library/index.js"
 import { QuarantineService } from "../moderation/index.js"
 import { PlaylistsService } from "../playlists/index.js"
+import { ScrobblingService } from "../scrobbling/index.js"
 import { PlayRepository } from "./PlayRepository.js"
 
 const sourceOf = (raw: string | null | undefined) => {
@@ -61,6 +62,7 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
     const accounts = yield* AccountsService
     const playlists = yield* PlaylistsService
     const quarantine = yield* QuarantineService
+    const scrobbling = yield* ScrobblingService
     const sql = yield* SqlClient.SqlClient
 
     const trackFacts = (trackId: PlayStarted["track_id"]) =>
@@ -119,8 +121,13 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
             deviceClass: normalizeDeviceClass(event.device_class),
             now,
           })
+          // Scrobbling out: a live start is announced as now playing (until the track would end); a complete
+          // non-skip play is queued to be sent, in this transaction.
+          if (playedMs === null)
+            yield* scrobbling.enqueue(userId, id, "now_playing", now, new Date(now.getTime() + facts.duration_ms))
+          else if (!isSkip(playedMs, facts.duration_ms)) yield* scrobbling.enqueue(userId, id, "listen", now)
           return new PlayEventCreated({ play_event_id: id })
-        }).pipe(sql.withTransaction, orInternal("PlaysService.record"))
+        }).pipe(sql.withTransaction, orInternal("PlaysService.record"), Effect.tap(scrobbling.wake))
       })
 
     /** A live play: starts now, open until it ends or the next play starts. */
@@ -143,12 +150,19 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
         if (play.value.duration_played_ms !== null && !forcedSkip) return
         const length = play.value.track_duration_ms
         const played = clampPlayedMs(playedMs, length)
-        yield* plays.finish(play.value.id, {
-          endedAt: yield* currentDate,
-          durationPlayedMs: played,
-          skipped: forcedSkip || isSkip(played, length),
-          completion: completionOf(played, length),
-        })
+        const now = yield* currentDate
+        const skipped = forcedSkip || isSkip(played, length)
+        yield* Effect.zipRight(
+          plays.finish(play.value.id, {
+            endedAt: now,
+            durationPlayedMs: played,
+            skipped,
+            completion: completionOf(played, length),
+          }),
+          // Scrobbling out: a completed non-skip play is queued with its end, in one transaction.
+          skipped ? Effect.void : scrobbling.enqueue(userId, play.value.id, "listen", now),
+        ).pipe(sql.withTransaction, orInternal("PlaysService.ended"))
+        if (!skipped) yield* scrobbling.wake
       })
 
     const report = Effect.fn("PlaysService.report")(function* (userId: UserId, event: PlayEventRequest) {

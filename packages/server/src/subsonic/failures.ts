@@ -33,6 +33,7 @@ export const NOT_FOUND_WORDS: Readonly<Record<NotFoundResource, string>> = {
   tag_source: "Tag source",
   installer: "Installer",
   import: "Import",
+  scrobbler: "Scrobbler",
   unknown: "Item",
 }
 

@@ -1,0 +1,2 @@
+export { ScrobblersHttpLive } from "./ScrobblingHttp.js"
+export { ScrobblingService } from "./ScrobblingService.js"
