@@ -31,16 +31,23 @@ const ask = (message: NavidromeWorkerIn): Effect.Effect<NavidromeWorkerOut, Impo
     Effect.sync(spawn),
     (worker) =>
       Effect.async<NavidromeWorkerOut, ImportFailed>((resume) => {
-        worker.once("message", (answer: NavidromeWorkerOut) => resume(Effect.succeed(answer)))
+        // The first of answer, crash or exit settles it (terminating after the answer also fires `exit`).
+        let settled = false
+        const settle = (effect: Effect.Effect<NavidromeWorkerOut, ImportFailed>) => {
+          if (settled) return
+          settled = true
+          resume(effect)
+        }
+        worker.once("message", (answer: NavidromeWorkerOut) => settle(Effect.succeed(answer)))
         worker.once("error", (error) =>
-          resume(
+          settle(
             Effect.fail(
               new ImportFailed({ message: `the Navidrome reader crashed: ${error.message}`, badFile: false }),
             ),
           ),
         )
         worker.once("exit", (code) =>
-          resume(Effect.fail(new ImportFailed({ message: `the Navidrome reader exited (${code})`, badFile: false }))),
+          settle(Effect.fail(new ImportFailed({ message: `the Navidrome reader exited (${code})`, badFile: false }))),
         )
         worker.postMessage(message)
       }),
