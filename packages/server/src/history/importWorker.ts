@@ -2,8 +2,8 @@
  * The import's worker thread (issue 26): reads an uploaded export (JSON, JSON lines or a zip of them), parses its
  * records and matches each listen against the library, so none of that CPU work runs on the HTTP event loop. The
  * main thread sends the catalogue, then either a file to read or listens to match (Last.fm pages); the worker
- * answers in batches and waits for each batch's acknowledgement (the batch is committed) before reading on, so
- * memory stays flat whatever the file's size. Runs at background priority, like the engine.
+ * answers in batches, at most two ahead of what the main thread has committed (each is acknowledged once written),
+ * so memory stays flat whatever the file's size. Runs at background priority, like the engine.
  */
 import { execFileSync } from "node:child_process"
 import { createReadStream, readlinkSync } from "node:fs"
@@ -45,7 +45,10 @@ lowerPriority()
 let candidates: Array<MatchCandidate> = []
 let index: MatchIndex | null = null
 const lengths = new Map<string, number>()
+/** Batches sent and not yet written by the main thread; the worker reads on while one is being written. */
+let unacknowledged = 0
 let acknowledged: (() => void) | null = null
+const BATCHES_AHEAD = 2
 
 const matcher = (): MatchIndex => {
   if (index === null) {
@@ -96,11 +99,13 @@ const readFile = async (path: string, format: FileFormat, skip: number, batchSiz
   const flush = async () => {
     const items = batch
     batch = []
-    const written = new Promise<void>((resolve) => {
-      acknowledged = resolve
-    })
     send({ type: "batch", items, position })
-    await written
+    unacknowledged++
+    // Parse and match the next batch while this one is written; never more than BATCHES_AHEAD in memory.
+    if (unacknowledged >= BATCHES_AHEAD)
+      await new Promise<void>((resolve) => {
+        acknowledged = resolve
+      })
   }
   const handleRecord = async (text: string) => {
     const at = position++
@@ -181,6 +186,7 @@ port.on("message", (message: WorkerIn) => {
       }
       return
     case "ack": {
+      unacknowledged--
       const resume = acknowledged
       acknowledged = null
       resume?.()
