@@ -44,6 +44,12 @@ export const routes: ReadonlyArray<RouteDef> = [
     nav: "You",
     load: () => import("../pages/settings/PlaybackPage.js"),
   },
+  {
+    path: "/settings/imports",
+    title: "Import & export",
+    nav: "You",
+    load: () => import("../pages/history/ImportsPage.js"),
+  },
   { path: "/requests", title: "Request music", nav: "You", load: () => import("../pages/requests/RequestsPage.js") },
   { path: "/for-you", title: "For You", nav: "Listen", load: () => import("../pages/recommendations/ForYouPage.js") },
   {

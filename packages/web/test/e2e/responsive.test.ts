@@ -75,6 +75,7 @@ beforeAll(async () => {
     { name: "sessions", path: "/sessions" },
     { name: "settings-subsonic", path: "/settings/subsonic" },
     { name: "settings-playback", path: "/settings/playback" },
+    { name: "settings-imports", path: "/settings/imports" },
     { name: "requests", path: "/requests" },
     { name: "for-you", path: "/for-you" },
     { name: "discover", path: "/discover" },
