@@ -55,3 +55,10 @@ export interface DiagnosticsExportFlags extends RemoteFlags {
   readonly format?: string
   readonly output?: string
 }
+
+/** `tonearm import <file>`. */
+export interface ImportFlags extends AdminFlags {
+  readonly user?: string
+  readonly source?: string
+  readonly allUnmatched: boolean
+}

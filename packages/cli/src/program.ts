@@ -1,5 +1,6 @@
 import { Command } from "commander"
 import { registerDiagnostics } from "./commands/diagnostics.js"
+import { registerImport } from "./commands/import.js"
 import { registerLogin } from "./commands/login.js"
 import { registerMissing } from "./commands/missing.js"
 import { registerRebuild } from "./commands/rebuild.js"
@@ -18,6 +19,7 @@ export const makeProgram = (version: string) => {
   registerServe(program)
   registerLogin(program)
   registerScan(program)
+  registerImport(program)
   registerUsers(program)
   registerMissing(program)
   registerRebuild(program)

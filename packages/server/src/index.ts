@@ -3,6 +3,7 @@ export { DEFAULT_PORT, TonearmConfig, type TonearmSettings } from "./config/Tone
 export { DatabaseLive, makeDatabaseLive, PgLive, pgClientLayer } from "./db/Database.js"
 export { type EmbeddedCluster, EmbeddedPostgresError, embeddedPostgres } from "./db/EmbeddedPostgres.js"
 export { migrations, runMigrations } from "./db/Migrations.js"
+export { ImportService } from "./history/index.js"
 export { ParsePool, Scanner, type ScanProgress, ScanService, type ScanSummary } from "./library/index.js"
 export { ApiLive, HttpAppLive, makeServerLive, ServerLive, ServicesLive } from "./main.js"
 export { loadStreamSecret, StreamSecret, StreamSecretError } from "./streaming/StreamSecret.js"
