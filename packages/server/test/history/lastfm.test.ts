@@ -10,7 +10,7 @@ import { ENRICHMENT_DEFAULTS, type TonearmSettings } from "../../src/config/Tone
 import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { ImportTuning, LastfmPullTuning } from "../../src/history/index.js"
 import { HttpAppLive } from "../../src/main.js"
-import { AdminLive, aUser, ScannedLive } from "../ownData.js"
+import { Admin, AdminLive, aUser, ScannedLive } from "../ownData.js"
 import type { SignedIn } from "../support/accounts.js"
 import { startFakeServer } from "../support/fakeServer.js"
 import { fixtureLibrary } from "../support/library.js"
@@ -197,6 +197,29 @@ layer(
       expect(hidden.message).toContain("hidden's Last.fm listening history is private")
       expect(yield* playsOf(dave.user.id)).toHaveLength(0)
     }),
+  )
+
+  it.effect(
+    "the admin's Last.fm key wins over the configured one; a key Last.fm refuses (403, error 10) fails at once",
+    () =>
+      Effect.gen(function* () {
+        const admin = yield* Admin
+        const lin = yield* aUser("lin")
+        lastfm.users.set("keyed", scrobblesOf(yield* libraryTracks, 3, T0))
+        const setKey = (key: string) =>
+          raw("PATCH", "/api/admin/tag-sources/lastfm", { body: JSON.stringify({ api_key: key }), token: admin.token })
+        expect((yield* setKey("not-the-key")).status).toBe(200)
+        const refused = yield* finished(lin, yield* startPull(lin, "keyed"))
+        expect(refused.state).toBe("failed")
+        expect(refused.message).toBe(
+          "Last.fm refused the request (Last.fm error 10: Invalid API key - You must be granted a valid key by last.fm)",
+        )
+        // Not retried: one request.
+        expect(pageRequests(lastfmServer, "keyed")).toHaveLength(1)
+        // Cleared, the configured key is used again.
+        expect((yield* setKey("")).status).toBe(200)
+        expect(yield* finished(lin, yield* startPull(lin, "keyed"))).toMatchObject({ state: "done", matched: 3 })
+      }),
   )
 
   it.effect("an empty Last.fm history is done with nothing; a single scrobble (an object, not a list) is read", () =>

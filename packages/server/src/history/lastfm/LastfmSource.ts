@@ -5,6 +5,8 @@
  * runner with the cursor that resumes after it; the runner commits both in one transaction, so a restart goes on
  * at the next page and a page fetched twice adds nothing (the idempotence rule).
  */
+
+import { HttpClientRequest } from "@effect/platform"
 import {
   InvalidRequest,
   type LastfmCursor,
@@ -16,7 +18,7 @@ import {
   lastfmStartCursor,
   lastfmUsername,
 } from "@tonearm/core"
-import { Clock, Context, Data, Duration, Effect, Option, Schedule, Schema, Stream } from "effect"
+import { Clock, Context, Data, Duration, Effect, Option, Schedule, Stream } from "effect"
 import { EnrichmentService, ProviderHttp } from "../../enrichment/index.js"
 import { ImportFailed, type ImportJob, type ImportSourcePlugin, type ListenPage } from "../ImportSources.js"
 
@@ -37,6 +39,14 @@ export class LastfmPullTuning extends Context.Reference<LastfmPullTuning>()("@to
 class Transient extends Data.TaggedError("Transient")<{ readonly message: string }> {}
 
 type LastfmPage = Extract<LastfmRecentAnswer, { readonly _tag: "page" }>
+
+const parsedOrNull = (text: string): unknown => {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return null
+  }
+}
 
 const failed = (message: string) => new ImportFailed({ message, badFile: false })
 
@@ -73,36 +83,46 @@ export const makeLastfmSource: Effect.Effect<ImportSourcePlugin, never, Provider
     const fetchPage = (key: string, username: string, cursor: LastfmCursor) =>
       Effect.gen(function* () {
         const tuning = yield* LastfmPullTuning
+        // `exchange`: the answer whatever its status, so Last.fm's own error (a 403's bad key, a 404's unknown
+        // user, a 429's rate limit) is read from the body instead of guessed from the status.
         const once = http
-          .getJson(
+          .exchange(
             "lastfm",
-            url,
-            { method: "user.getrecenttracks", ...lastfmPageParams(username, cursor), api_key: key, format: "json" },
-            Schema.Unknown,
+            HttpClientRequest.get(url, {
+              urlParams: {
+                method: "user.getrecenttracks",
+                ...lastfmPageParams(username, cursor),
+                api_key: key,
+                format: "json",
+              },
+            }),
           )
           .pipe(
-            Effect.catchTags({
-              // Last.fm answers 404 (error 6) for an account it does not have.
-              ProviderNotFound: () => Effect.fail(failed(`Last.fm has no user named ${username}`)),
-              ProviderFailure: (error) => Effect.fail(new Transient({ message: error.message })),
-            }),
-            Effect.flatMap((body): Effect.Effect<LastfmPage, ImportFailed | Transient> => {
-              const answer = lastfmRecentTracks(body)
-              if (answer._tag === "page") return Effect.succeed(answer)
-              if (answer._tag === "invalid")
-                return Effect.fail(new Transient({ message: "the answer is not a page of scrobbles" }))
-              const said = `Last.fm error ${answer.code}: ${answer.message}`
-              const kind = lastfmErrorKind(answer.code)
-              if (kind === "retry") return Effect.fail(new Transient({ message: said }))
-              return Effect.fail(
-                failed(
-                  kind === "unknown_user"
-                    ? `Last.fm has no user named ${username}`
-                    : kind === "private"
-                      ? `${username}'s Last.fm listening history is private (${said})`
-                      : `Last.fm refused the request (${said})`,
-                ),
-              )
+            Effect.mapError((error) => new Transient({ message: error.message })),
+            Effect.flatMap((answered): Effect.Effect<LastfmPage, ImportFailed | Transient> => {
+              const answer = lastfmRecentTracks(parsedOrNull(answered.text))
+              const ok = answered.status >= 200 && answered.status < 300
+              if (answer._tag === "page" && ok) return Effect.succeed(answer)
+              if (answer._tag === "error") {
+                const said = `Last.fm error ${answer.code}: ${answer.message}`
+                const kind = lastfmErrorKind(answer.code)
+                if (kind === "retry") return Effect.fail(new Transient({ message: said }))
+                return Effect.fail(
+                  failed(
+                    kind === "unknown_user"
+                      ? `Last.fm has no user named ${username}`
+                      : kind === "private"
+                        ? `${username}'s Last.fm listening history is private (${said})`
+                        : `Last.fm refused the request (${said})`,
+                  ),
+                )
+              }
+              if (ok) return Effect.fail(new Transient({ message: "the answer is not a page of scrobbles" }))
+              // No Last.fm error in the body: a proxy's or a server's failure. 5xx, 408 and 429 pass; another 4xx
+              // will answer the same again.
+              return answered.status >= 500 || answered.status === 408 || answered.status === 429
+                ? Effect.fail(new Transient({ message: `answered ${answered.status}` }))
+                : Effect.fail(failed(`Last.fm answered ${answered.status} (is TONEARM_LASTFM_URL right?)`))
             }),
           )
         const backoff = Schedule.exponential(Duration.millis(tuning.retryBaseMs), 2).pipe(
