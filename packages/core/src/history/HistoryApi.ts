@@ -67,6 +67,16 @@ export class AdminImportsApi extends HttpApiGroup.make("adminImports")
   .add(
     HttpApiEndpoint.get("get")`/api/admin/imports/${importId}`.addSuccess(ImportStatus).addError(envelopeOf(NotFound)),
   )
+  .add(
+    HttpApiEndpoint.get("unmatched")`/api/admin/imports/${importId}/unmatched`
+      .setUrlParams(ImportsPageQuery)
+      .addSuccess(UnmatchedPage)
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "Any import's entries that matched no library track (stars, plays, playlist entries of a Navidrome import), paged.",
+      ),
+  )
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "History imports (admin)") {}
 

@@ -63,6 +63,7 @@ export const AdminImportsHttpLive = HttpApiBuilder.group(TonearmApi, "adminImpor
         }),
       )
       .handle("get", ({ path }) => imports.adminGet(path.id))
+      .handle("unmatched", ({ path, urlParams }) => imports.adminUnmatched(path.id, urlParams))
   }),
 )
 

@@ -294,12 +294,21 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
       })
     })
 
-    const unmatched = Effect.fn("ImportService.unmatched")(function* (
-      user: UserId,
-      id: ImportId,
-      query: { readonly limit?: number | undefined; readonly cursor?: string | undefined },
-    ) {
+    type PageQuery = { readonly limit?: number | undefined; readonly cursor?: string | undefined }
+
+    /** The caller's own import's unmatched entries; another user's import is 404. */
+    const unmatched = Effect.fn("ImportService.unmatched")(function* (user: UserId, id: ImportId, query: PageQuery) {
       yield* owned(user, id)
+      return yield* unmatchedPage(id, query)
+    })
+
+    /** Any import's unmatched entries, for an admin (a Navidrome import belongs to no one user). */
+    const adminUnmatched = Effect.fn("ImportService.adminUnmatched")(function* (id: ImportId, query: PageQuery) {
+      if (Option.isNone(yield* imports.find(id))) return yield* notFound()
+      return yield* unmatchedPage(id, query)
+    })
+
+    const unmatchedPage = Effect.fn("ImportService.unmatchedPage")(function* (id: ImportId, query: PageQuery) {
       const limit = clampLimit(query.limit, IMPORTS_PAGE_DEFAULT, IMPORTS_PAGE_MAX)
       const after = query.cursor === undefined || !/^\d+$/.test(query.cursor) ? -1 : Number(query.cursor)
       const rows = yield* imports.unmatchedPage(id, after, limit + 1)
@@ -562,6 +571,7 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
       adminGet,
       list,
       unmatched,
+      adminUnmatched,
       runNext,
       awaitWork,
       exportLines,

@@ -190,16 +190,22 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
           byTags.id,
         ])
 
-        // The entries that matched nothing are listed on the import.
-        const misses = yield* Effect.flatMap(
-          SqlClient.SqlClient,
-          (sql) => sql<{ artist: string; title: string; reason: string }>`
-            SELECT artist, title, reason FROM import_unmatched WHERE import_id = ${id} ORDER BY position`,
-        )
-        expect(misses).toEqual([
+        // The entries that matched nothing are listed on the import, for admins only.
+        const importId = id as ImportStatus["id"]
+        const misses = (yield* admin.client.adminImports.unmatched({ path: { id: importId }, urlParams: {} })).items
+        expect(misses.map(({ artist, title, reason }) => ({ artist, title, reason }))).toEqual([
           { artist: "Nowhere Band", title: fixture.missingTitle, reason: "no_match" },
           { artist: "Nowhere Band", title: fixture.missingTitle, reason: "no_match" },
         ])
+
+        const refused = yield* alice.client.adminImports
+          .unmatched({ path: { id: importId }, urlParams: {} })
+          .pipe(Effect.flip)
+        expect(refused._tag).toBe("Forbidden")
+        const ownList = yield* alice.client.imports
+          .unmatched({ path: { id: importId }, urlParams: {} })
+          .pipe(Effect.flip)
+        expect(ownList._tag).toBe("NotFound")
 
         // The same database again: every play is a duplicate, nothing is added anywhere.
         const again = yield* finishedAdmin(admin, yield* startNavidrome(admin, bytes))
