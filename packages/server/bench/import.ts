@@ -38,6 +38,7 @@ const { values } = parseArgs({
     phase: { type: "string" },
     url: { type: "string" },
     token: { type: "string" },
+    file: { type: "string" },
   },
   allowPositionals: true,
 })
@@ -122,6 +123,36 @@ const startProbe = (url: string, token: string, seconds: number) => {
   }
 }
 
+/** Child phase: uploads the export as multipart, streamed from the file, and prints the answer. */
+const uploadPhase = async () => {
+  const form = new FormData()
+  form.set("source", "listenbrainz_export")
+  form.set("file", await fs.openAsBlob(values.file!), "listens.jsonl")
+  const response = await fetch(`${values.url}/api/me/imports`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${values.token}` },
+    body: form,
+  })
+  console.log(await response.text())
+  process.exit(response.status === 202 ? 0 : 1)
+}
+
+const uploadFromChild = (url: string, token: string, file: string) =>
+  new Promise<{ id: string }>((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      [...process.execArgv, process.argv[1]!, "--phase", "upload", "--url", url, "--token", token, "--file", file],
+      { stdio: ["ignore", "pipe", "inherit"] },
+    )
+    let out = ""
+    child.stdout!.on("data", (chunk: Buffer) => {
+      out += chunk.toString()
+    })
+    child.on("close", (code) =>
+      code === 0 ? resolve(JSON.parse(out) as { id: string }) : reject(new Error(`upload failed: ${out}`)),
+    )
+  })
+
 /** This process's resident memory now and at its peak so far (MB). */
 const memory = () => {
   const status = fs.readFileSync("/proc/self/status", "utf8")
@@ -203,6 +234,8 @@ const main = Effect.gen(function* () {
       Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" })),
       Layer.provideMerge(makeDatabaseLive(pgClientLayer(Redacted.make(databaseUrl)))),
       Layer.provideMerge(config),
+      // As the server runs (makeServerLive): no spans.
+      Layer.provide(Layer.setTracerEnabled(false)),
     ),
   )
   const address = Context.get(server, HttpServer.HttpServer).address
@@ -231,14 +264,8 @@ const main = Effect.gen(function* () {
   const sampler = setInterval(() => {
     peakRssMb = Math.max(peakRssMb, memory().rssMb)
   }, 100)
-  const form = new FormData()
-  form.set("source", "listenbrainz_export")
-  form.set("file", yield* Effect.promise(() => fs.openAsBlob(exportFile)), "listens.jsonl")
-  const created = yield* Effect.promise(() =>
-    fetch(`${base}/api/me/imports`, { method: "POST", headers: { authorization: `Bearer ${token}` }, body: form }).then(
-      (response) => response.json() as Promise<{ id: string }>,
-    ),
-  )
+  // Uploaded by a child process (as a browser or the CLI would), so this process's memory is the server's alone.
+  const created = yield* Effect.promise(() => uploadFromChild(base, token, exportFile))
   let status: {
     state: string
     total: number
@@ -259,7 +286,10 @@ const main = Effect.gen(function* () {
     if (status.state === "done" || status.state === "failed") break
     if (!values.json && performance.now() - lastLog > 5_000) {
       lastLog = performance.now()
-      process.stdout.write(`\rimported ${status.total} of ${listens} (RSS peak ${peakRssMb} MB)`)
+      const heap = process.memoryUsage()
+      process.stdout.write(
+        `\rimported ${status.total} of ${listens} (RSS peak ${peakRssMb} MB; main heap ${Math.round(heap.heapUsed / 2 ** 20)} of ${Math.round(heap.heapTotal / 2 ** 20)} MB, buffers ${Math.round(heap.arrayBuffers / 2 ** 20)} MB)`,
+      )
     }
     yield* Effect.sleep("250 millis")
   }
@@ -302,6 +332,8 @@ const main = Effect.gen(function* () {
 
 if (values.phase === "probe") {
   await probePhase()
+} else if (values.phase === "upload") {
+  await uploadPhase()
 } else {
   await Effect.runPromise(main.pipe(Effect.scoped, Effect.provide(Logger.minimumLogLevel(LogLevel.Warning))))
   process.exit(0)
