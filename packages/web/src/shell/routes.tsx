@@ -50,6 +50,12 @@ export const routes: ReadonlyArray<RouteDef> = [
     nav: "You",
     load: () => import("../pages/history/ImportsPage.js"),
   },
+  {
+    path: "/settings/scrobbling",
+    title: "Scrobbling",
+    nav: "You",
+    load: () => import("../pages/settings/ScrobblingPage.js"),
+  },
   { path: "/requests", title: "Request music", nav: "You", load: () => import("../pages/requests/RequestsPage.js") },
   { path: "/for-you", title: "For You", nav: "Listen", load: () => import("../pages/recommendations/ForYouPage.js") },
   {

@@ -76,6 +76,7 @@ beforeAll(async () => {
     { name: "settings-subsonic", path: "/settings/subsonic" },
     { name: "settings-playback", path: "/settings/playback" },
     { name: "settings-imports", path: "/settings/imports" },
+    { name: "settings-scrobbling", path: "/settings/scrobbling" },
     { name: "requests", path: "/requests" },
     { name: "for-you", path: "/for-you" },
     { name: "discover", path: "/discover" },
