@@ -392,6 +392,7 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
             const hits = items.flatMap((item) => (item.status === "matched" ? [item] : []))
             const misses = items.flatMap((item) => (item.status === "matched" ? [] : [item]))
             const now = yield* currentDate
+            const writeStarted = performance.now()
             const next = yield* Effect.gen(function* () {
               const added =
                 job.userId === null
@@ -428,6 +429,8 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
               return next
             }).pipe(sql.withTransaction, orInternal("ImportService.writeBatch"))
             counters = next
+            if (tuning.restRatio > 0)
+              yield* Effect.sleep(Duration.millis((performance.now() - writeStarted) * tuning.restRatio))
             batches++
             if (batches % BATCHES_PER_COLLECTION === 0) collectGarbageWhenIdle()
             yield* publish("running", false)

@@ -111,6 +111,11 @@ export interface ImportTuningValues {
   readonly progressMs: number
   /** Library tracks per slice sent to the worker. */
   readonly catalogSlice: number
+  /**
+   * After each batch the runner rests this fraction of the time the batch's write took, so the database's inserts
+   * leave room for listeners' requests (0: write back to back).
+   */
+  readonly restRatio: number
 }
 
 export class ImportTuning extends Context.Reference<ImportTuning>()("@tonearm/server/ImportTuning", {
@@ -121,5 +126,6 @@ export class ImportTuning extends Context.Reference<ImportTuning>()("@tonearm/se
     heartbeatMs: 10_000,
     progressMs: 500,
     catalogSlice: 5_000,
+    restRatio: 0.5,
   }),
 }) {}

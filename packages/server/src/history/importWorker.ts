@@ -22,6 +22,7 @@ import {
   matchListen,
   parseRecord,
 } from "@tonearm/core"
+import { collectGarbageWhenIdle } from "../idleGc.js"
 import type { WorkerIn, WorkerItem, WorkerOut } from "./importProtocol.js"
 import { checkInflatedSize, entryBytes, isZip, ZipError, zipEntries } from "./zip.js"
 
@@ -49,11 +50,20 @@ const lengths = new Map<string, number>()
 let unacknowledged = 0
 let acknowledged: (() => void) | null = null
 const BATCHES_AHEAD = 2
+/**
+ * Parsed records die young but a batch's survive until it is sent; V8 collects what got promoted only once this
+ * isolate's heap has grown far (RSS climbed with the file's size). A full collection every this many batches
+ * keeps it flat; the thread runs at background priority, so the pause costs the event loop nothing.
+ */
+const BATCHES_PER_COLLECTION = 50
+let batchesSent = 0
 
 const matcher = (): MatchIndex => {
   if (index === null) {
     index = buildMatchIndex(candidates)
     candidates = []
+    // Building the index leaves the catalogue messages' garbage behind.
+    collectGarbageWhenIdle()
   }
   return index
 }
@@ -101,6 +111,7 @@ const readFile = async (path: string, format: FileFormat, skip: number, batchSiz
     batch = []
     send({ type: "batch", items, position })
     unacknowledged++
+    if (++batchesSent % BATCHES_PER_COLLECTION === 0) collectGarbageWhenIdle()
     // Parse and match the next batch while this one is written; never more than BATCHES_AHEAD in memory.
     if (unacknowledged >= BATCHES_AHEAD)
       await new Promise<void>((resolve) => {
