@@ -45,6 +45,7 @@ const runnerTuning = (pollMs: number) =>
     heartbeatMs: 300,
     progressMs: 100,
     catalogSlice: 5_000,
+    restRatio: 0,
   })
 
 /** `n` scrobbles of the library's tracks in turn, 5 minutes apart from `fromUts`, oldest first. */
