@@ -112,7 +112,8 @@ const flow = async (label: "phone" | "desktop", size: typeof PHONE | typeof DESK
   await page.getByRole("textbox", { name: "User token" }).fill(lbToken)
   await page.getByRole("button", { name: "Save token" }).click()
   await page.getByText("ListenBrainz token saved").waitFor()
-  expect(await toggle.isChecked()).toBe(true)
+  // The line shows when the save answers; the toggle follows with the reload of the settings.
+  await eventually(async () => (await toggle.isChecked()) || undefined, 10_000, "the ListenBrainz toggle on")
   expect(await page.content()).not.toContain(lbToken)
   expect(await page.getByRole("textbox", { name: "User token" }).getAttribute("placeholder")).toContain(
     `…${lbToken.slice(-4)}`,
@@ -145,7 +146,8 @@ const flow = async (label: "phone" | "desktop", size: typeof PHONE | typeof DESK
   await connect.click()
   await page.getByText(`Last.fm connected as ${LASTFM_SESSION.name}`).waitFor()
   expect(new URL(page.url()).search).toBe("")
-  expect(await page.getByRole("checkbox", { name: "Send my plays to Last.fm" }).isChecked()).toBe(true)
+  const lastfmToggle = page.getByRole("checkbox", { name: "Send my plays to Last.fm" })
+  await eventually(async () => (await lastfmToggle.isChecked()) || undefined, 10_000, "the Last.fm toggle on")
   await page.getByText(`Connected as ${LASTFM_SESSION.name}.`).waitFor()
   expect(await page.content()).not.toContain(LASTFM_SESSION.key)
 
