@@ -43,6 +43,9 @@ export const storeUpload = (
       maxFieldSize: 64 * 1024,
       maxFileSize: Option.some(limit),
       maxTotalSize: Option.some(limit),
+      // A part with a file name is the file whatever its type: browsers send a .json export as application/json,
+      // which the default would read as a (size-limited) form field.
+      fieldMimeTypes: [],
     })
     const writeFile = (part: Multipart.File) =>
       Effect.acquireUseRelease(

@@ -91,14 +91,19 @@ export const makeZip = (files: Record<string, string | Uint8Array>): Buffer => {
 }
 
 /** A multipart body with a `file` part and any fields, as a browser sends it. */
-export const multipart = (file: Uint8Array | string, fields: Record<string, string> = {}, fileName = "export.json") => {
+export const multipart = (
+  file: Uint8Array | string,
+  fields: Record<string, string> = {},
+  fileName = "export.json",
+  fileType = "application/octet-stream",
+) => {
   const boundary = `----tonearm${Math.random().toString(16).slice(2)}`
   const parts: Array<Buffer> = []
   for (const [key, value] of Object.entries(fields))
     parts.push(Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="${key}"\r\n\r\n${value}\r\n`))
   parts.push(
     Buffer.from(
-      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${fileName}"\r\ncontent-type: application/octet-stream\r\n\r\n`,
+      `--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${fileName}"\r\ncontent-type: ${fileType}\r\n\r\n`,
     ),
     Buffer.from(file),
     Buffer.from(`\r\n--${boundary}--\r\n`),
@@ -111,9 +116,14 @@ export const upload = (
   who: SignedIn,
   file: Uint8Array | string,
   fields: Record<string, string>,
-  options: { readonly query?: string; readonly path?: string; readonly fileName?: string } = {},
+  options: {
+    readonly query?: string
+    readonly path?: string
+    readonly fileName?: string
+    readonly fileType?: string
+  } = {},
 ) => {
-  const form = multipart(file, fields, options.fileName)
+  const form = multipart(file, fields, options.fileName, options.fileType)
   return raw("POST", `${options.path ?? "/api/me/imports"}${options.query ?? ""}`, {
     body: form.body,
     headers: { "content-type": form.contentType, "content-length": String(form.body.length) },

@@ -83,6 +83,23 @@ layer(
       }),
   )
 
+  it.effect("a file part typed application/json (as browsers send a .json file) is the file, not a form field", () =>
+    Effect.gen(function* () {
+      const dana = yield* aUser("dana")
+      const tracks = (yield* libraryTracks).slice(0, 3)
+      const listens = tracks.map((track, i) => lbListen(track.artist, track.title, T0 + i * 300))
+      const response = yield* upload(
+        dana,
+        JSON.stringify(listens),
+        { source: "listenbrainz_export" },
+        { fileType: "application/json" },
+      )
+      expect(response.status, response.text).toBe(202)
+      const status = yield* finished(dana, (response.json as { id: string }).id)
+      expect(status).toMatchObject({ state: "done", total: 3, matched: 3 })
+    }),
+  )
+
   it.effect("ListenBrainz JSON lines and a ListenBrainz zip read the same", () =>
     Effect.gen(function* () {
       const bob = yield* aUser("bob")
