@@ -4,17 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ENRICHMENT_DEFAULTS } from "../../../server/src/config/TonearmConfig.js"
 import { type LibraryTrack, libraryTracks } from "../../../server/test/history/importSupport.js"
 import { type FakeLastfm, fakeLastfm, LASTFM_KEY } from "../../../server/test/history/lastfmSupport.js"
-import { logIn, PASSWORD } from "../../../server/test/support/accounts.js"
+import { logIn } from "../../../server/test/support/accounts.js"
 import { type FakeServer, startFakeServer } from "../../../server/test/support/fakeServer.js"
 import {
-  adminCall,
-  collectErrors,
+  DESKTOP,
   eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
+  newListener,
   openAt,
+  SIZES,
   screenshot,
-  signIn,
+  signedInPage,
   startServer,
   type WebServer,
 } from "./support.js"
@@ -30,13 +31,6 @@ let lastfmServer: FakeServer
 let tracks: ReadonlyArray<LibraryTrack>
 let lastfm: FakeLastfm
 
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
-const DESKTOP = { viewport: { width: 1440, height: 900 } }
-const SIZES = [
-  ["phone", PHONE],
-  ["desktop", DESKTOP],
-] as const
-
 /** Listens of the first five library tracks a day ago, 10 minutes apart, and one of a song this library lacks. */
 const exportLines = (fromSeconds: number) => [
   ...tracks.slice(0, 5).map((track, i) =>
@@ -51,17 +45,7 @@ const exportLines = (fromSeconds: number) => [
   }),
 ]
 
-const newListener = async (username: string) => {
-  await adminCall(server, "POST", "/api/admin/users", { username, password: PASSWORD })
-}
-
-const signedIn = async (context: BrowserContext, username: string) => {
-  const page = await context.newPage()
-  const errors = collectErrors(page)
-  await signIn(page, server.url, username)
-  await page.waitForFunction(() => document.documentElement.dataset.eventStream === "open")
-  return { page, errors }
-}
+const signedIn = (context: BrowserContext, username: string) => signedInPage(server, context, username)
 
 const openImports = (page: Page) => openAt(page, `${server.url}/settings/imports`, "Import & export")
 
@@ -105,7 +89,7 @@ describe("Import & export", () => {
   for (const [size, options] of SIZES)
     it(`${size}: a ListenBrainz upload reaches done with its counts, lists its unmatched entry, and exports as JSON lines`, async () => {
       const username = `lea-${size}`
-      await newListener(username)
+      await newListener(server, username)
       const context = await browser.newContext({ ...options, acceptDownloads: true })
       const { page, errors } = await signedIn(context, username)
       await openImports(page)
@@ -152,7 +136,7 @@ describe("Import & export", () => {
     })
 
   it("desktop: the upload shows its progress bar; an import started elsewhere appears and finishes live", async () => {
-    await newListener("max")
+    await newListener(server, "max")
     const context = await browser.newContext(DESKTOP)
     const { page, errors } = await signedIn(context, "max")
     await openImports(page)
@@ -218,7 +202,7 @@ describe("Import & export", () => {
   })
 
   it("desktop: a Last.fm username pulls its scrobbles; the copy of listens already imported adds nothing", async () => {
-    await newListener("ned")
+    await newListener(server, "ned")
     const context = await browser.newContext(DESKTOP)
     const { page, errors } = await signedIn(context, "ned")
     const day = Math.floor(Date.now() / 1000) - 3 * 86_400
@@ -245,7 +229,7 @@ describe("Import & export", () => {
   })
 
   it("the Navidrome database import is offered to admins only", async () => {
-    await newListener("olga")
+    await newListener(server, "olga")
     const listenerContext = await browser.newContext(DESKTOP)
     const listener = await signedIn(listenerContext, "olga")
     await openImports(listener.page)

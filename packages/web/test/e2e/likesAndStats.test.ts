@@ -6,15 +6,16 @@ import { PASSWORD } from "../../../server/test/support/accounts.js"
 import { arrangePlays, libraryTracks } from "../../../server/test/support/listening.js"
 import {
   adminCall,
-  collectErrors,
+  DESKTOP,
   eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
   newContext,
   openAt,
+  PHONE,
   SCREENSHOTS,
   screenshot,
-  signIn,
+  signedInPage,
   startServer,
   type WebServer,
 } from "./support.js"
@@ -27,9 +28,6 @@ import {
 let server: WebServer
 let browser: Browser
 let album: { id: string; title: string; tracks: ReadonlyArray<{ id: string; title: string }> }
-
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
-const DESKTOP = { viewport: { width: 1440, height: 900 } }
 
 /** Every main page and its h1. */
 const MAIN_PAGES: ReadonlyArray<readonly [string, string]> = [
@@ -46,13 +44,7 @@ const MAIN_PAGES: ReadonlyArray<readonly [string, string]> = [
   ["/search", "Search"],
 ]
 
-const signedIn = async (context: BrowserContext, username = "admin") => {
-  const page = await context.newPage()
-  const errors = collectErrors(page)
-  await signIn(page, server.url, username)
-  await page.waitForFunction(() => document.documentElement.dataset.eventStream === "open")
-  return { page, errors }
-}
+const signedIn = (context: BrowserContext, username = "admin") => signedInPage(server, context, username)
 
 /** `openAt`, keeping a screenshot of what the page showed instead when its heading never came. */
 const open = (page: Page, where: string, heading: string) =>

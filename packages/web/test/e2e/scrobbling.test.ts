@@ -12,13 +12,17 @@ import {
 import { type FakeServer, startFakeServer } from "../../../server/test/support/fakeServer.js"
 import {
   adminCall,
-  collectErrors,
+  DESKTOP,
   eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
+  newListener,
   openAt,
+  PASSWORD,
+  PHONE,
+  type ScreenSize,
   screenshot,
-  signIn,
+  signedInPage,
   startServer,
   type WebServer,
 } from "./support.js"
@@ -32,9 +36,6 @@ let browser: Browser
 let listenbrainz: FakeServer
 let lastfm: FakeServer
 let tracks: ReadonlyArray<{ readonly id: string }>
-
-const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }
-const DESKTOP = { viewport: { width: 1440, height: 900 } }
 
 beforeAll(async () => {
   listenbrainz = await startFakeServer(fakeListenBrainz)
@@ -68,18 +69,16 @@ afterAll(async () => {
 })
 
 /** A listener of their own, signed in on a page of the given size. */
-const listener = async (name: string, size: typeof PHONE | typeof DESKTOP) => {
-  await adminCall(server, "POST", "/api/admin/users", { username: name, password: "correct horse battery" })
+const listener = async (name: string, size: ScreenSize) => {
+  await newListener(server, name)
   const login = await fetch(`${server.url}/api/auth/login`, {
     method: "POST",
     headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username: name, password: "correct horse battery" }),
+    body: JSON.stringify({ username: name, password: PASSWORD }),
   })
   const { token } = (await login.json()) as { token: string }
   const context = await browser.newContext(size)
-  const page = await context.newPage()
-  const errors = collectErrors(page)
-  await signIn(page, server.url, name)
+  const { page, errors } = await signedInPage(server, context, name)
   return { page, errors, token, context }
 }
 
@@ -97,7 +96,7 @@ const completePlay = (bearer: string, trackId: string) =>
     }),
   }).then((response) => expect(response.status).toBe(201))
 
-const flow = async (label: "phone" | "desktop", size: typeof PHONE | typeof DESKTOP) => {
+const flow = async (label: "phone" | "desktop", size: ScreenSize) => {
   const { page, errors, token: bearer, context } = await listener(`scrobbler-${label}`, size)
   const lbToken = `e2e-listenbrainz-token-${label}-0123456789`
   await openAt(page, `${server.url}/settings/scrobbling`, "Scrobbling").catch(async (failure: unknown) => {

@@ -80,6 +80,28 @@ export const signIn = async (page: Page, url: string, username = "admin", passwo
   await page.getByRole("heading", { name: "Home", level: 1 }).waitFor()
 }
 
+/** The two sizes every page is tested at (issue 25): a touch phone and a desktop. */
+export const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true } as const
+export const DESKTOP = { viewport: { width: 1440, height: 900 } } as const
+export type ScreenSize = typeof PHONE | typeof DESKTOP
+export const SIZES = [
+  ["phone", PHONE],
+  ["desktop", DESKTOP],
+] as const
+
+/** A listener account of their own, made by the server's admin (the tests' password). */
+export const newListener = (server: WebServer, username: string) =>
+  adminCall(server, "POST", "/api/admin/users", { username, password: PASSWORD })
+
+/** `username` signed in on a new page of `context`, its event stream open; with the errors the page logs. */
+export const signedInPage = async (server: Pick<WebServer, "url">, context: BrowserContext, username = "admin") => {
+  const page = await context.newPage()
+  const errors = collectErrors(page)
+  await signIn(page, server.url, username)
+  await page.waitForFunction(() => document.documentElement.dataset.eventStream === "open")
+  return { page, errors }
+}
+
 export const screenshot = async (page: Page, name: string) => {
   fs.mkdirSync(SCREENSHOTS, { recursive: true })
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false })
