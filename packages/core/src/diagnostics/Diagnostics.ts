@@ -1,4 +1,5 @@
 import { Either, Encoding, ParseResult, Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { TrackId, UserId } from "../ids.js"
 import { BooleanFromQuery } from "../moderation/Quarantine.js"
 
@@ -66,8 +67,6 @@ export class PlaybackError extends Schema.Class<PlaybackError>("PlaybackError")(
 /** GET /api/admin/playback-errors paging: limit defaults to 50 and is clamped to 200 (spec "Limits"). */
 export const PLAYBACK_ERROR_PAGE_DEFAULT = 50
 export const PLAYBACK_ERROR_PAGE_MAX = 200
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 export const PlaybackErrorsQuery = Schema.Struct({
   resolved: Schema.optional(BooleanFromQuery),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 
 /** An import job's id. */
 export const ImportId = Schema.UUID.pipe(Schema.brand("ImportId"))
@@ -72,8 +73,6 @@ export class UnmatchedPage extends Schema.Class<UnmatchedPage>("UnmatchedPage")(
 
 export const IMPORTS_PAGE_DEFAULT = 50
 export const IMPORTS_PAGE_MAX = 500
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 /** `?limit=&cursor=` like the other paged routes (a limit above the maximum is served at the maximum). */
 export const ImportsPageQuery = Schema.Struct({

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { AlbumId, ArtistId, TrackId } from "../ids.js"
 
 /** YYYY-MM-DD (contract: date-only fields). */
@@ -143,8 +144,6 @@ export const SHUFFLE_DEFAULT = 50
 export const SHUFFLE_MAX = 500
 export const SEARCH_DEFAULT = 20
 export const SEARCH_MAX = 100
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 export const AlbumQuery = Schema.Struct({
   genre: Schema.optional(Schema.String),

@@ -1,12 +1,11 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { TrackId } from "../ids.js"
 import { Track } from "./Library.js"
 
 /** Paging of GET /api/admin/library/missing: limit defaults to 50 and is clamped to 500 (caps are clamps). */
 export const MISSING_PAGE_DEFAULT = 50
 export const MISSING_PAGE_MAX = 500
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 export const MissingTracksQuery = Schema.Struct({
   offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),

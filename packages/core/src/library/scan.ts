@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 
 export const ScanState = Schema.Literal("idle", "running", "failed")
 export type ScanState = typeof ScanState.Type
@@ -33,8 +34,6 @@ export class ScanStarted extends Schema.Class<ScanStarted>("ScanStarted")({ star
 /** Paging of GET /api/admin/scan/errors: limit defaults to 50 and is clamped to 500 (caps are clamps). */
 export const SCAN_ERRORS_PAGE_DEFAULT = 50
 export const SCAN_ERRORS_PAGE_MAX = 500
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 export const ScanErrorsQuery = Schema.Struct({
   offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { PlayEventId, TrackId } from "../ids.js"
 import { AlbumRef, Artist, Track } from "../library/Library.js"
 import { PickKind } from "../recommendations/kinds.js"
@@ -80,8 +81,6 @@ export class PlayHistory extends Schema.Class<PlayHistory>("PlayHistory")({
 
 export const PLAY_HISTORY_DEFAULT = 50
 export const PLAY_HISTORY_MAX = 500
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 export const PlayHistoryQuery = Schema.Struct({
   limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),

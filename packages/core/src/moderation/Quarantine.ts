@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { TrackId, UserId } from "../ids.js"
 
 /** A quarantine entry's id: one user's flag on one track. */
@@ -39,7 +40,6 @@ export class QuarantineEntry extends Schema.Class<QuarantineEntry>("QuarantineEn
 export const QUARANTINE_PAGE_DEFAULT = 50
 export const QUARANTINE_PAGE_MAX = 200
 
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 const BooleanFromQuery = Schema.transform(Schema.Literal("true", "false", "1", "0"), Schema.Boolean, {
   strict: true,
   decode: (text) => text === "true" || text === "1",

@@ -1,7 +1,6 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { MetricsFamily, PickKind } from "./kinds.js"
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 /** `days` defaults to 30 and is clamped to 365 (contract: caps are clamps). */
 export const MetricsQuery = Schema.Struct({ days: Schema.optional(IntFromQuery.pipe(Schema.positive())) })

@@ -1,8 +1,7 @@
 import { Schema } from "effect"
+import { IntFromQuery } from "../http/queryNumbers.js"
 import { MetricsFamily } from "./kinds.js"
 import { TuningScope } from "./Tuning.js"
-
-const IntFromQuery = Schema.NumberFromString.pipe(Schema.int())
 
 /** `weeks` defaults to 12 and is clamped to 52 (contract: caps are clamps). */
 export const TrendsQuery = Schema.Struct({ weeks: Schema.optional(IntFromQuery.pipe(Schema.positive())) })

@@ -4,13 +4,23 @@ import {
   HttpApiBuilder,
   HttpIncomingMessage,
   HttpMethod,
+  HttpServerError,
   HttpServerRequest,
   HttpServerResponse,
 } from "@effect/platform"
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
-import { apiErrorInfo, errorBody, TonearmApi } from "@tonearm/core"
+import {
+  apiErrorInfo,
+  errorBody,
+  findBadJsonText,
+  findBadUrlText,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
+  TonearmApi,
+} from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
 import { maxImportBytesOf, TonearmConfig } from "../config/TonearmConfig.js"
+import { inputRefusal } from "../db/sqlErrors.js"
 
 interface RouteShape {
   readonly method: string
@@ -65,6 +75,68 @@ const emptyBodyAsObject = (request: HttpServerRequest.HttpServerRequest): HttpSe
 /** History uploads (a Spotify zip, a navidrome.db) have their own limit, TONEARM_MAX_IMPORT_BYTES: streamed to disk. */
 const isImportUpload = (request: HttpServerRequest.HttpServerRequest) =>
   request.method === "POST" && /^\/api\/(?:me|admin)\/imports\/?$/.test(new URL(request.url, "http://x").pathname)
+
+/** Whether a request carries body bytes (a declared length above 0, or a chunked body). */
+const hasBodyBytes = (request: HttpServerRequest.HttpServerRequest) => {
+  const length = request.headers["content-length"]
+  return length === undefined ? request.headers["transfer-encoding"] !== undefined : length.trim() !== "0"
+}
+
+/** A JSON route's body (every `/api/` route but the history uploads, which are multipart). */
+const isJsonRouteBody = (request: HttpServerRequest.HttpServerRequest) =>
+  HttpMethod.hasBody(request.method) &&
+  request.url.startsWith("/api/") &&
+  !isImportUpload(request) &&
+  hasBodyBytes(request)
+
+const isJsonType = (type: string | undefined) => {
+  if (type === undefined) return true
+  const lower = type.toLowerCase()
+  return lower.includes("application/json") || /^application\/[^;]*\+json/.test(lower)
+}
+
+/**
+ * The request with its body already read as `text` (the platform reads a body once): a JSON route's body is read
+ * here, checked against the text rule, and the handler decodes the same text.
+ */
+const withBodyText = (
+  request: HttpServerRequest.HttpServerRequest,
+  text: string,
+): HttpServerRequest.HttpServerRequest => {
+  const read = Effect.succeed(text)
+  const json = Effect.try({
+    try: () => JSON.parse(text) as unknown,
+    catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }),
+  })
+  // A modified copy (new headers, a remote address) keeps the text: its body stream is already read.
+  const modify: HttpServerRequest.HttpServerRequest["modify"] = (options) => withBodyText(request.modify(options), text)
+  const overrides: Record<PropertyKey, unknown> = { text: read, json, modify }
+  return new Proxy(request, {
+    get: (target, property, receiver) =>
+      Object.hasOwn(overrides, property) ? overrides[property] : Reflect.get(target, property, receiver),
+  })
+}
+
+/**
+ * The text rule of core's `inputText` on a JSON body: 400 naming the field for NUL, unpaired surrogates or nesting
+ * beyond MAX_JSON_DEPTH; otherwise the request to hand on, its body read. A body that is not JSON at all is left
+ * for the platform's decoder to refuse (400 "not valid JSON").
+ */
+const checkJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(request.text, (text) => {
+    if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
+      return respond(400, "invalid_request", `body: nested deeper than ${MAX_JSON_DEPTH} levels`)
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return withBodyText(request, text)
+    }
+    const bad = findBadJsonText(parsed)
+    return bad === undefined
+      ? withBodyText(request, text)
+      : respond(400, "invalid_request", `${bad.field}: ${bad.reason}`)
+  })
 
 const isTagged = (value: unknown, tag: string): value is { readonly _tag: string } =>
   typeof value === "object" && value !== null && (value as { _tag?: unknown })._tag === tag
@@ -126,6 +198,12 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         if (isTagged(value, "RouteNotFound")) return Effect.succeed(routeMiss(request))
         const body = bodyFailure(value, limit)
         if (body !== undefined) return Effect.succeed(body)
+        const input = inputRefusal(value)
+        if (input !== undefined)
+          return Effect.as(
+            Effect.logWarning(`${request.method} ${new URL(request.url, "http://x").pathname}: ${input}`),
+            respond(400, "invalid_request", input),
+          )
         return Effect.as(
           Effect.logError(`${request.method} ${request.url} failed`, cause),
           respond(500, "internal", "internal error"),
@@ -143,8 +221,23 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
               connection: "close",
             })
           }
-          return yield* app.pipe(
-            Effect.provideService(HttpServerRequest.HttpServerRequest, emptyBodyAsObject(request)),
+          const badUrl = findBadUrlText(request.url)
+          // A path that cannot name anything (NUL, broken escapes) is not found; a bad query value is the client's 400.
+          if (badUrl !== undefined)
+            return badUrl.field === "path"
+              ? respond(404, "not_found", `no resource at that address: its path ${badUrl.reason}`)
+              : respond(400, "invalid_request", `${badUrl.field}: ${badUrl.reason}`)
+          if (isJsonRouteBody(request) && !isJsonType(request.headers["content-type"]))
+            return respond(
+              415,
+              "unsupported_media_type",
+              "this route takes a JSON body: send it with content-type application/json",
+            )
+          return yield* Effect.gen(function* () {
+            const checked = isJsonRouteBody(request) ? yield* checkJsonBody(request) : request
+            if (HttpServerResponse.isServerResponse(checked)) return checked
+            return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, emptyBodyAsObject(checked))
+          }).pipe(
             HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
             Effect.catchAllCause((cause) => toResponse(cause, request, limit)),
           )
