@@ -51,6 +51,7 @@ import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import { JsonCachingLive } from "./http/jsonCaching.js"
+import { SecurityHeadersLive } from "./http/securityHeaders.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
@@ -304,6 +305,7 @@ export const HttpAppLive = Layer.mergeAll(
   SubsonicHttpLive,
   WebAppLive,
   JsonCachingLive,
+  SecurityHeadersLive,
   // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
   ImportRunnerLive,
 ).pipe(Layer.provideMerge(ApiLive))

@@ -33,9 +33,12 @@ export const sessionSecurity = {
   cookie: HttpApiSecurity.apiKey({ in: "cookie", key: SESSION_COOKIE }),
 }
 
-/** Any signed-in user; 401 `unauthenticated` otherwise. */
+/**
+ * Any signed-in user; 401 `unauthenticated` otherwise, 403 `forbidden` for a state change authenticated by the
+ * cookie from another site (`crossSiteRefusal`).
+ */
 export class Authentication extends HttpApiMiddleware.Tag<Authentication>()("Authentication", {
-  failure: envelopeOf(Unauthenticated),
+  failure: Schema.Union(envelopeOf(Unauthenticated), envelopeOf(Forbidden)),
   provides: CurrentSession,
   security: sessionSecurity,
 }) {}

@@ -3,7 +3,9 @@ import {
   AdminAuthentication,
   Authentication,
   CallerIfAny,
+  crossSiteRefusal,
   Forbidden,
+  type RequestOrigin,
   SESSION_COOKIE,
   Unauthenticated,
 } from "@tonearm/core"
@@ -26,6 +28,16 @@ const credentialOf = (
   return cookie !== undefined && cookie.length > 0 ? { token: cookie, via: "cookie" } : undefined
 }
 
+const requestOrigin = (request: HttpServerRequest.HttpServerRequest): RequestOrigin => {
+  const forwardedHost = request.headers["x-forwarded-host"]?.split(",")[0]?.trim()
+  return {
+    method: request.method,
+    secFetchSite: request.headers["sec-fetch-site"],
+    origin: request.headers.origin,
+    hosts: [request.headers.host, forwardedHost].filter((host): host is string => host !== undefined && host !== ""),
+  }
+}
+
 /**
  * Resolves the current request's credential (bearer token, else session cookie) to its session. The auth
  * middlewares read the request themselves rather than trusting the per-scheme value: both scheme handlers
@@ -37,10 +49,15 @@ export class RequestAuthenticator extends Effect.Service<RequestAuthenticator>()
     effect: Effect.gen(function* () {
       const sessions = yield* SessionsService
       const proxies = yield* TrustedProxies
+      /** The caller's session, or none; fails 403 for a cookie-authenticated state change from another site. */
       const authenticate = Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const credential = credentialOf(request)
         if (credential === undefined) return Option.none()
+        if (credential.via === "cookie") {
+          const refusal = crossSiteRefusal(requestOrigin(request))
+          if (refusal !== undefined) return yield* Effect.fail(new Forbidden({ message: refusal }))
+        }
         const clientAddress = yield* proxies.clientAddress(connectionFacts(request))
         const found = yield* sessions.authenticate(credential.token, clientAddress)
         if (Option.isSome(found) && found.value.cookieStale && credential.via === "cookie") {
@@ -67,7 +84,7 @@ export const AuthenticationLive = Layer.effect(
     const authenticate = yield* makeAuthenticate
     const required = Effect.flatMap(
       authenticate,
-      Option.match({ onNone: () => Effect.fail(unauthenticated), onSome: Effect.succeed }),
+      Option.match({ onNone: () => Effect.fail<Unauthenticated | Forbidden>(unauthenticated), onSome: Effect.succeed }),
     )
     return { bearer: () => required, cookie: () => required }
   }),
@@ -91,7 +108,10 @@ export const AdminAuthenticationLive = Layer.effect(
 
 export const CallerIfAnyLive = Layer.effect(
   CallerIfAny,
-  Effect.map(makeAuthenticate, (authenticate) => Effect.map(authenticate, Option.getOrUndefined)),
+  // An open route: a cookie that may not be used here (another site's state change) is no session at all.
+  Effect.map(makeAuthenticate, (authenticate) =>
+    Effect.map(Effect.orElseSucceed(authenticate, Option.none), Option.getOrUndefined),
+  ),
 )
 
 export const AuthenticationMiddlewareLive = Layer.mergeAll(AuthenticationLive, AdminAuthenticationLive, CallerIfAnyLive)

@@ -14,7 +14,8 @@ export const StreamAuthenticationLive = Layer.effect(
     const authenticator = yield* RequestAuthenticator
     const secret = yield* StreamSecret
     return Effect.gen(function* () {
-      if (Option.isSome(yield* authenticator.authenticate)) return
+      // Streams are GETs (never refused as cross-site); a refused cookie would just be no session.
+      if (Option.isSome(yield* Effect.orElseSucceed(authenticator.authenticate, Option.none))) return
       const request = yield* HttpServerRequest.HttpServerRequest
       const route = yield* HttpRouter.RouteContext
       const query = new URL(request.url, "http://localhost").searchParams

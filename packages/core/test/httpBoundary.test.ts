@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest"
-import { badTextReason, findBadJsonText, findBadUrlText, jsonNestsDeeperThan, MAX_JSON_DEPTH } from "../src/index.js"
+import {
+  badTextReason,
+  crossSiteRefusal,
+  findBadJsonText,
+  findBadUrlText,
+  jsonNestsDeeperThan,
+  MAX_JSON_DEPTH,
+} from "../src/index.js"
 
 describe("the text rule at the HTTP boundary (issue 29)", () => {
   it("NUL and unpaired surrogates are refused; paired surrogates (emoji) and accents are text", () => {
@@ -33,5 +40,26 @@ describe("the text rule at the HTTP boundary (issue 29)", () => {
     expect(findBadUrlText("/api/search?q=%E0%A4%A")?.field).toBe("q")
     expect(findBadUrlText("/api/search?q=sigur+r%C3%B3s&limit=5")).toBeUndefined()
     expect(findBadUrlText("/rest/ping.view?u=a&p=enc:00&flag")).toBeUndefined()
+  })
+})
+
+describe("cookie-authenticated state changes from another site (issue 29)", () => {
+  const base = { method: "POST", secFetchSite: undefined, origin: undefined, hosts: ["music.example.com"] }
+  it("Sec-Fetch-Site decides when a browser sends it: same-origin and none pass, same-site and cross-site do not", () => {
+    expect(crossSiteRefusal({ ...base, secFetchSite: "same-origin" })).toBeUndefined()
+    expect(crossSiteRefusal({ ...base, secFetchSite: "none" })).toBeUndefined()
+    expect(crossSiteRefusal({ ...base, secFetchSite: "same-site" })).toContain("same-site")
+    expect(crossSiteRefusal({ ...base, secFetchSite: "cross-site", origin: "https://music.example.com" })).toBeDefined()
+  })
+  it("without it, the Origin's host must be one the client used; no Origin is not a browser page", () => {
+    expect(crossSiteRefusal({ ...base, origin: "https://music.example.com" })).toBeUndefined()
+    expect(crossSiteRefusal({ ...base, origin: "https://MUSIC.example.com" })).toBeUndefined()
+    expect(crossSiteRefusal({ ...base, origin: "https://evil.example" })).toContain("evil.example")
+    expect(crossSiteRefusal({ ...base, origin: "null" })).toContain("opaque")
+    expect(crossSiteRefusal(base)).toBeUndefined()
+  })
+  it("reads are never refused", () => {
+    expect(crossSiteRefusal({ ...base, method: "GET", secFetchSite: "cross-site" })).toBeUndefined()
+    expect(crossSiteRefusal({ ...base, method: "HEAD", origin: "https://evil.example" })).toBeUndefined()
   })
 })
