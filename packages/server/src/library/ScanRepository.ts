@@ -99,6 +99,18 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
           errors = ${counters.errors}, skipped = ${counters.skipped}, message = ${message}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("ScanRepository.finish"))
 
+    /**
+     * Rows a dead process left `running` become `failed` with the reason (call it holding the scan lock: then no
+     * scan is running anywhere). Answers how many.
+     */
+    const closeInterrupted = (now: Date, message: string) =>
+      sql<{ id: string }>`
+        UPDATE scans SET state = 'failed', finished_at = ${now}, message = ${message}
+        WHERE state = 'running' RETURNING id`.pipe(
+        Effect.map((rows) => rows.length),
+        orInternal("ScanRepository.closeInterrupted"),
+      )
+
     const latest = sql`SELECT * FROM scans ORDER BY id DESC LIMIT 1`.pipe(
       Effect.flatMap(decodeFirst(ScanRecord)),
       orInternal("ScanRepository.latest"),
@@ -126,6 +138,16 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
         orInternal("ScanRepository.errorPage"),
       )
 
-    return { acquireLock, lockHeld, start, progress, finish, latest, everCompleted, errorPage } as const
+    return {
+      acquireLock,
+      lockHeld,
+      start,
+      progress,
+      finish,
+      closeInterrupted,
+      latest,
+      everCompleted,
+      errorPage,
+    } as const
   }),
 }) {}

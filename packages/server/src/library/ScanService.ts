@@ -8,7 +8,7 @@ import {
   ScanStarted,
   ScanStatus,
 } from "@tonearm/core"
-import { Deferred, Effect, Layer, Option } from "effect"
+import { Clock, Deferred, Effect, Layer, Option } from "effect"
 import { Scanner } from "./Scanner.js"
 import { ScanRepository } from "./ScanRepository.js"
 import { libraryFolderUnreadableIn } from "./walk.js"
@@ -94,6 +94,18 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
       })
     })
 
+    /**
+     * At boot: a scan a killed process left `running` is closed as failed, "interrupted" (issue 29 item 4), so the
+     * history never shows a scan running forever. Only while holding the scan lock: a live scan on another replica
+     * holds it, and its row is left alone. What the dead scan indexed stays (each file's row is its own write).
+     */
+    const closeInterrupted = Effect.scoped(
+      Effect.gen(function* () {
+        if (Option.isNone(yield* scans.acquireLock)) return 0
+        return yield* scans.closeInterrupted(new Date(yield* Clock.currentTimeMillis), INTERRUPTED_MESSAGE)
+      }),
+    )
+
     /** The first boot of a library that was never scanned starts one. */
     const startIfNeverScanned = Effect.gen(function* () {
       if (yield* scans.everCompleted) return false
@@ -114,15 +126,20 @@ export class ScanService extends Effect.Service<ScanService>()("@tonearm/server/
         })
       })
 
-    return { start, status, startIfNeverScanned, errors } as const
+    return { start, status, closeInterrupted, startIfNeverScanned, errors } as const
   }),
   dependencies: [Scanner.Default, ScanRepository.Default],
 }) {}
 
-/** At boot, a library that was never scanned is scanned in the background. */
+/** What an interrupted scan's row says (the scan API shows it as the failed scan's message). */
+export const INTERRUPTED_MESSAGE = "interrupted: the server stopped during this scan; run a scan to finish indexing"
+
+/** At boot, scans a dead process left running are closed; a library that was never scanned is scanned. */
 export const BootScanLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const service = yield* ScanService
+    const closed = yield* service.closeInterrupted
+    if (closed > 0) yield* Effect.logWarning(`${closed} scan(s) were interrupted by a stop: marked failed`)
     if (yield* service.startIfNeverScanned) yield* Effect.logInfo("the library was never scanned: scanning it now")
   }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not start the first library scan", cause))),
 )

@@ -60,12 +60,13 @@ layer(AdminLive().pipe(Layer.provideMerge(TestServerLive())), { excludeTestServi
     Effect.gen(function* () {
       const fay = yield* aUser("fay")
       const cookie = yield* cookieOf(fay.user.username)
-      for (const headers of [
+      const foreign: ReadonlyArray<Record<string, string>> = [
         { "sec-fetch-site": "cross-site", origin: "https://evil.example" },
         { "sec-fetch-site": "same-site", origin: "http://localhost:9999" },
         { origin: "https://evil.example" },
         { origin: "null" },
-      ]) {
+      ]
+      for (const headers of foreign) {
         const refused = yield* createPlaylist({ cookie, ...headers })
         expect(refused.status, JSON.stringify(headers)).toBe(403)
         expect((refused.json as { error: { code: string } }).error.code).toBe("forbidden")
