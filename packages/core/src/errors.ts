@@ -199,6 +199,18 @@ export class ServiceUnavailable extends coded(
   "service_unavailable",
   503,
 ) {}
+/**
+ * The database does not answer (an outage, a restart): 503 with a Retry-After header carrying
+ * `retry_after_seconds`, quickly, instead of a hang or a 500 (issue 29 item 3).
+ */
+export class DatabaseUnavailable extends coded(
+  Schema.TaggedError<DatabaseUnavailable>()("DatabaseUnavailable", {
+    ...Message,
+    retry_after_seconds: Schema.optional(Schema.Int),
+  }),
+  "unavailable",
+  503,
+) {}
 
 /** A network speaker did not answer in time, or could not be reached (cast routes). */
 export class RendererUnreachable extends coded(
@@ -230,6 +242,7 @@ export const API_ERRORS = [
   InvalidToken,
   WrongPassword,
   ServiceUnavailable,
+  DatabaseUnavailable,
   ConflictingFilters,
   InvertedYearRange,
   InvalidTrackId,

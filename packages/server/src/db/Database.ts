@@ -141,6 +141,9 @@ const uncancellablePool = (url: Redacted.Redacted) =>
         connectionString: Redacted.value(url),
         max,
         idleTimeoutMillis: 60_000,
+        // A database that does not answer (or a pool exhausted this long) fails the request with 503 instead of
+        // holding it forever (issue 29 item 3).
+        connectionTimeoutMillis: 10_000,
         application_name: "tonearm",
       })
       // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.

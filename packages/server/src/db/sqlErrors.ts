@@ -1,5 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { Internal, InvalidRequest } from "@tonearm/core"
+import { DatabaseUnavailable, Internal, InvalidRequest } from "@tonearm/core"
 import { Effect, ParseResult } from "effect"
 
 /** PostgreSQL's unique_violation. */
@@ -31,6 +31,39 @@ export const inputRefusal = (error: unknown): string | undefined => {
   return typeof code === "string" ? INPUT_SQLSTATES[code] : undefined
 }
 
+/** Node's network failures and PostgreSQL's "not now" codes: the database is away, not the request wrong. */
+const AWAY_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+])
+const AWAY_SQLSTATES = new Set(["57P01", "57P02", "57P03", "53300", "55000"])
+
+/**
+ * Whether a storage failure is the database being away (a refused or lost connection, a shutdown, a database not
+ * accepting connections, no connection within the pool's timeout) rather than a statement's fault.
+ */
+export const isDatabaseAway = (error: unknown): boolean => {
+  if (!(error instanceof SqlError)) return false
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined
+  const code = typeof cause?.code === "string" ? cause.code : ""
+  if (AWAY_CODES.has(code) || AWAY_SQLSTATES.has(code) || code.startsWith("08")) return true
+  const text = `${error.message} ${typeof cause?.message === "string" ? cause.message : ""}`
+  return /Failed to acquire connection|Connection terminated|connection timeout|timeout exceeded when trying to connect|Connection timed out/i.test(
+    text,
+  )
+}
+
+/** What a request meets while the database is away: 503 `unavailable`, try again in a few seconds. */
+export const DATABASE_AWAY = new DatabaseUnavailable({
+  message: "the database is not answering: try again in a few seconds",
+  retry_after_seconds: 5,
+})
+
 /**
  * Storage failures are never shown to clients: log them with the operation's name and fail with core's
  * `Internal` (500 `internal`, no SQL, no stack).
@@ -47,6 +80,10 @@ export const orInternal =
       (error) => {
         // A refused value is the client's mistake: a defect carrying the 400 (the envelope answers it), so no
         // repository's error type has to name it.
+        if (isDatabaseAway(error))
+          return Effect.logWarning(`${operation}: the database is not answering`).pipe(
+            Effect.zipRight(Effect.die(DATABASE_AWAY)),
+          )
         const refusal = inputRefusal(error)
         if (refusal !== undefined)
           return Effect.logWarning(`${operation}: ${refusal}`).pipe(

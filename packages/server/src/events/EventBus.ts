@@ -6,7 +6,7 @@ import {
   isDeliveredTo,
   type UserId,
 } from "@tonearm/core"
-import { Effect, Queue, Schedule, Schema, type Scope, Stream } from "effect"
+import { Effect, Queue, Schema, type Scope } from "effect"
 import { EventRepository } from "./EventRepository.js"
 
 /** A subscriber that falls this far behind loses events; the publisher never waits for it. */
@@ -36,18 +36,25 @@ export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventB
         { discard: true },
       )
 
-    // One LISTEN connection per replica, re-established if it drops.
-    yield* channel.listen.pipe(
-      Stream.runForEach((payload) => {
+    /**
+     * After a database outage the events sent meanwhile are lost: every open stream is ended, so each client
+     * reconnects and refetches what it shows (the web player does on every reconnection).
+     */
+    const resyncEveryone = Effect.suspend(() => {
+      const ended = [...subscribers]
+      subscribers.clear()
+      return Effect.forEach(ended, (subscriber) => Queue.shutdown(subscriber.queue), { discard: true })
+    })
+
+    // One LISTEN connection per replica, re-established with backoff if it drops.
+    yield* channel
+      .listen((payload) => {
         const event = decodeEnvelope(payload)
         return event._tag === "Some"
           ? deliver(event.value)
           : Effect.logWarning(`ignored a malformed event: ${payload.slice(0, 200)}`)
-      }),
-      Effect.catchAllCause((cause) => Effect.logWarning("event listener lost its connection; reconnecting", cause)),
-      Effect.repeat(Schedule.spaced("1 second")),
-      Effect.forkScoped,
-    )
+      }, resyncEveryone)
+      .pipe(Effect.forkScoped)
 
     /** Best effort: a failure to publish is logged and never fails the change that caused it. */
     const publish = <K extends EventKind>(kind: K, userId: UserId | null, data: EventData<K>) => {

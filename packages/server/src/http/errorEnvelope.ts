@@ -11,6 +11,7 @@ import {
 import type { HttpApiDecodeError } from "@effect/platform/HttpApiError"
 import {
   apiErrorInfo,
+  DatabaseUnavailable,
   errorBody,
   findBadJsonText,
   findBadUrlText,
@@ -20,7 +21,7 @@ import {
 } from "@tonearm/core"
 import { Cause, Effect, Layer, Option } from "effect"
 import { maxImportBytesOf, TonearmConfig } from "../config/TonearmConfig.js"
-import { inputRefusal } from "../db/sqlErrors.js"
+import { DATABASE_AWAY, inputRefusal, isDatabaseAway } from "../db/sqlErrors.js"
 
 interface RouteShape {
   readonly method: string
@@ -198,6 +199,13 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
         if (isTagged(value, "RouteNotFound")) return Effect.succeed(routeMiss(request))
         const body = bodyFailure(value, limit)
         if (body !== undefined) return Effect.succeed(body)
+        // A storage failure that reached here unconverted, while the database is away: 503, not 500.
+        if (isDatabaseAway(value))
+          return Effect.succeed(
+            respond(503, DatabaseUnavailable.code, DATABASE_AWAY.message, {
+              "retry-after": String(DATABASE_AWAY.retry_after_seconds),
+            }),
+          )
         const input = inputRefusal(value)
         if (input !== undefined)
           return Effect.as(

@@ -10,6 +10,7 @@ import {
   type UserId,
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
+import { listenForever } from "../db/listen.js"
 import { decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
@@ -85,8 +86,9 @@ export class TuningRepository extends Effect.Service<TuningRepository>()("@tonea
     const notify = (payload: string) =>
       sql`SELECT pg_notify(${CHANNEL}, ${payload})`.pipe(Effect.asVoid, orInternal("TuningRepository.notify"))
 
-    /** Every payload sent on the tuning channel, by any replica, from now on. */
-    const listen = pg.listen(CHANNEL)
+    /** Hands every payload sent on the tuning channel, by any replica, to `handle`; reconnects after an outage. */
+    const listen = (handle: (payload: string) => Effect.Effect<void>) =>
+      Effect.provideService(listenForever(CHANNEL, "tuning", handle), PgClient.PgClient, pg)
 
     return { readAll, readForUpdate, seedShipped, write, audit, notify, listen } as const
   }),

@@ -17,7 +17,7 @@ import {
   tuningView,
   type UserId,
 } from "@tonearm/core"
-import { Clock, Effect, Either, Schedule, Stream } from "effect"
+import { Clock, Effect, Either, Schedule } from "effect"
 import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { TuningRepository } from "./TuningRepository.js"
@@ -80,12 +80,7 @@ export class TuningService extends Effect.Service<TuningService>()("@tonearm/ser
         }),
       )
 
-    yield* repository.listen.pipe(
-      Stream.runForEach(heard),
-      Effect.catchAllCause((cause) => Effect.logWarning("tuning listener lost its connection; reconnecting", cause)),
-      Effect.repeat(Schedule.spaced("1 second")),
-      Effect.forkScoped,
-    )
+    yield* repository.listen(heard).pipe(Effect.forkScoped)
     // Quick pings while the listener starts, then one every HEARTBEAT_MS.
     yield* repository.notify(PING).pipe(
       Effect.catchAllCause((cause) => Effect.logWarning("tuning heartbeat failed", cause)),

@@ -13,6 +13,8 @@ export interface SseConnection {
   readonly status: number
   readonly headers: { get(name: string): string | null }
   readonly frames: ReadonlyArray<SseFrame>
+  /** Whether the server ended the stream. */
+  readonly ended: () => boolean
   readonly waitFor: (
     predicate: (frame: SseFrame) => boolean,
     count?: number,
@@ -36,6 +38,7 @@ export const openSse = (
       fetch(`${url}/api/events/stream`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal }),
     )
     const frames: Array<SseFrame> = []
+    let ended = false
     const waiters: Array<() => void> = []
     if (!options.stall && response.body !== null) {
       const reader = response.body.getReader()
@@ -45,7 +48,10 @@ export const openSse = (
         try {
           while (true) {
             const { done, value } = await reader.read()
-            if (done) return
+            if (done) {
+              ended = true
+              return
+            }
             buffer += decoder.decode(value, { stream: true })
             let end = buffer.indexOf("\n\n")
             while (end >= 0) {
@@ -96,5 +102,5 @@ export const openSse = (
             }
           }),
       )
-    return { status: response.status, headers: response.headers, frames, waitFor }
+    return { status: response.status, headers: response.headers, frames, ended: () => ended, waitFor }
   })
