@@ -50,6 +50,12 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
     const events = yield* EventBus
     const sql = yield* SqlClient.SqlClient
 
+    /** First in an edit's transaction: the playlist's row lock (edits of one playlist queue); NotFound once gone. */
+    const lockForEdit = (id: PlaylistId) =>
+      Effect.flatMap(playlists.lockForEdit(id), (found) =>
+        found ? Effect.void : Effect.fail(new NotFound({ message: "no such playlist", resource: "playlist" })),
+      )
+
     const load = (id: PlaylistId) =>
       Effect.flatMap(playlists.find(id), (found) =>
         Option.match(found, {
@@ -150,6 +156,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
     const update = Effect.fn("PlaylistsService.update")(function* (user: UserId, id: PlaylistId, patch: PlaylistPatch) {
       const playlist = yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
       yield* Effect.gen(function* () {
+        yield* lockForEdit(id)
         const now = yield* currentDate
         yield* playlists.update(id, patch, now)
         yield* changes.record(changesOf("playlist", "upsert", [id], user), now)
@@ -161,6 +168,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
     const remove = Effect.fn("PlaylistsService.remove")(function* (user: UserId, id: PlaylistId) {
       yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
       yield* Effect.gen(function* () {
+        yield* lockForEdit(id)
         const now = yield* currentDate
         const entries = yield* playlists.remove(id)
         yield* changes.record(
@@ -185,6 +193,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       Effect.gen(function* () {
         const playlist = yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
         yield* Effect.gen(function* () {
+          yield* lockForEdit(id)
           const ordered = yield* edit(yield* playlists.entries(id))
           yield* saveEntries(playlist, ordered)
         }).pipe(sql.withTransaction, orInternal("PlaylistsService.editEntries"))
