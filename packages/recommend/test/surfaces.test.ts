@@ -419,7 +419,12 @@ describe("rule 8: You might like, and the cold-start gate", () => {
 
 describe("limits and eligibility ladders", () => {
   const picks = (n: number): Array<Pick> =>
-    Array.from({ length: n }, (_, i) => ({ track_id: trackId(i), pick_kind: "tier1", score: 1 }))
+    Array.from({ length: n }, (_, i) => ({
+      track_id: trackId(i),
+      pick_kind: "tier1",
+      score: 1,
+      reason: { kind: "new_arrival", text: "New in the library", score_parts: {} },
+    }))
 
   describe("minimum mix size", () => {
     it("15 tracks, or 5 for New for you and First listens; the five discovery mixes only", () => {

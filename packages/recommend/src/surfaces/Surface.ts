@@ -1,13 +1,17 @@
-import type { ArtistId, PickKind, SystemVariant, TrackId, Tuning } from "@tonearm/core"
+import type { ArtistId, PickKind, PickReason, SystemVariant, TrackId, Tuning } from "@tonearm/core"
 import type { Catalog } from "../catalog/Catalog.js"
 import type { ListeningHistory } from "../history/ListeningHistory.js"
 import type { TasteProfile } from "../taste/TasteProfile.js"
 
-/** One track of a surface, with the pick kind stamped on the snapshot row. */
+/**
+ * One track of a surface, with the pick kind and the reason stamped on the snapshot row. The reason (kind,
+ * line, seed, the weighted terms behind the score) is made with the helpers of reasons.ts.
+ */
 export interface Pick {
   readonly track_id: TrackId
   readonly pick_kind: PickKind | null
   readonly score: number
+  readonly reason: PickReason
 }
 
 /**
@@ -53,6 +57,8 @@ export interface SurfaceInput {
    * The 03:00 daily run may pass the time the user usually listens, so mixes are not all tuned for night.
    */
   readonly contextTime?: number | undefined
+  /** artist display names, for the reasons' lines ("Because you like …"); generic lines without them */
+  readonly artistNames?: ReadonlyMap<ArtistId, string> | undefined
 }
 
 /** Minimum mix size (Limits): 15 tracks, 5 for New for you and First listens. */

@@ -3,6 +3,7 @@ import { dailyMixVariant } from "@tonearm/core"
 import { Effect } from "effect"
 import { cosine, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { makeExplainer, makeReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
 import {
   type Bucket,
@@ -113,12 +114,15 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
       const centroid = denseTagVector(cluster.centroid, catalog.tagNames.length)
       for (let a = 0; a < similarity.length; a++) similarity[a] = cosineDense(catalog.artistVectors[a]!, centroid)
       const members = new Set(cluster.artists)
-      const score = makeScorer(input, basis, {
+      const scoreOptions = {
         weights: input.tuning.daily_mix,
         now,
         context,
-        similarity: (t) => similarity[catalog.trackArtist[t]!]!,
-      })
+        similarity: (t: number) => similarity[catalog.trackArtist[t]!]!,
+      }
+      const score = makeScorer(input, basis, scoreOptions)
+      const explain = makeExplainer(input, basis, scoreOptions)
+      const clusterSeed = catalog.artistIds[cluster.artists[0]!]
       const open = (t: number) => basis.allowed[t] === 1 && !used.has(t)
       const unheard = (t: number) => basis.unheard[t] === 1
       const tier1: Array<number> = []
@@ -176,6 +180,11 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
           track_id: catalog.tracks[item]!.id,
           pick_kind: kind,
           score: score(item),
+          // cluster members' tracks share the mix's style; tier3 comes from neighbouring artists
+          reason: makeReason(input, kind === "tier3" ? "similar_artist" : "tag_overlap", explain(item), {
+            artist: clusterSeed,
+            seedId: clusterSeed,
+          }),
         })),
         withheld: false,
       })

@@ -1,14 +1,23 @@
-import type { DiscoverBucket } from "@tonearm/core"
+import type { DiscoverBucket, ReasonKind } from "@tonearm/core"
 import { Effect, Random } from "effect"
 import { forEachTrackEntry } from "../catalog/trackEntries.js"
 import { isEmptyProfile } from "../taste/TasteProfile.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
 import { directDraws } from "./draws.js"
+import { makeExplainer, makeReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
 import { type Bucket, interleaveBuckets, topK, weightedSampleIndexes } from "./select.js"
 
 /** Rule 6: slots per 100 deck tracks, in interleave order (the deck starts with taste_unheard). */
+/** The reason kind of each Discover bucket. */
+export const DISCOVER_REASONS: Readonly<Record<DiscoverBucket, ReasonKind>> = {
+  taste_unheard: "taste",
+  dormant: "dormant",
+  cross_user: "co_listened",
+  random: "random",
+}
+
 export const DISCOVER_SLOTS: Readonly<Record<DiscoverBucket, number>> = {
   taste_unheard: 35,
   dormant: 30,
@@ -43,7 +52,8 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
     const open = new Uint8Array(size)
     for (let t = 0; t < size; t++)
       open[t] = basis.allowed[t] === 1 && basis.snoozed[t] === 0 && basis.unheard[t] === 1 ? 1 : 0
-    const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context: contextAt(input, now) })
+    const scoreOptions = { weights: input.tuning.daily_mix, now, context: contextAt(input, now) }
+    const score = makeScorer(input, basis, scoreOptions)
     // the pool's top 300 by score, then drawn by rank
     const sampleRanked = (pool: Array<number>) => {
       const top = topK(pool, score, DISCOVER_BUCKET_DEPTH)
@@ -95,10 +105,12 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
       { kind: "cross_user", slots: DISCOVER_SLOTS.cross_user, items: crossUser },
       { kind: "random", slots: DISCOVER_SLOTS.random, items: random },
     ]
+    const explain = makeExplainer(input, basis, scoreOptions)
     const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE).map(({ item, kind }) => ({
       track_id: catalog.tracks[item]!.id,
       pick_kind: kind,
       score: score(item),
+      reason: makeReason(input, DISCOVER_REASONS[kind], explain(item), { artist: catalog.tracks[item]!.artist_id }),
     }))
     return withMinimum("discover", picks)
   })

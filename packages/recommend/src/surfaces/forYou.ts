@@ -1,5 +1,6 @@
 import { Effect } from "effect"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { makeExplainer, tasteReason } from "./reasons.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
 import { capPerGroup, topK, weightedSampleIndexes } from "./select.js"
@@ -26,6 +27,13 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
     const { candidates: catalog } = input
     const context = contextAt(input, now)
     const score = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context })
+    const explain = makeExplainer(input, basis, { weights: input.tuning.daily_mix, now, context })
+    const explainFallback = makeExplainer(input, basis, {
+      weights: input.tuning.daily_mix,
+      now,
+      context,
+      fallback: true,
+    })
     const { allowed, match } = basis
     const pool: Array<number> = []
     for (let t = 0; t < catalog.size; t++) if (allowed[t] === 1 && match[t]! > 0) pool.push(t)
@@ -35,8 +43,13 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
       FOR_YOU_ARTIST_CAP,
     ).slice(0, FOR_YOU_DEPTH)
     const picks: Array<Pick> = []
-    const pick = (t: number, kind: Pick["pick_kind"], value: number) =>
-      picks.push({ track_id: catalog.tracks[t]!.id, pick_kind: kind, score: value })
+    const pick = (t: number, kind: Pick["pick_kind"], value: number, fallback = false) =>
+      picks.push({
+        track_id: catalog.tracks[t]!.id,
+        pick_kind: kind,
+        score: value,
+        reason: tasteReason(input, t, (fallback ? explainFallback : explain)(t)),
+      })
     if (ranked.length > FOR_YOU_SIZE) {
       for (const t of ranked.slice(0, FOR_YOU_HEAD)) pick(t, "taste", score(t))
       const deeper = ranked.slice(FOR_YOU_HEAD)
@@ -56,7 +69,7 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
         const count = perArtist.get(artist) ?? 0
         if (count >= FOR_YOU_ARTIST_CAP) continue
         perArtist.set(artist, count + 1)
-        pick(t, "taste", fallbackScore(t))
+        pick(t, "taste", fallbackScore(t), true)
       }
     }
     return withMinimum("for_you", picks)

@@ -1,6 +1,7 @@
-import type { Tier, TrackId } from "@tonearm/core"
+import type { ReasonKind, Tier, TrackId } from "@tonearm/core"
 import { Effect } from "effect"
 import { makeScorer, nowMillis, type ScoringBasis, scoringBasis } from "./basis.js"
+import { makeExplainer, makeReason } from "./reasons.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
 import { bestPerGroup, topK } from "./select.js"
@@ -18,6 +19,7 @@ const fillLadder = (
   score: (t: number) => number,
   size: number,
   artistCap: number,
+  reason: { readonly kind: ReasonKind; readonly explain: (t: number) => Pick["reason"]["score_parts"] },
 ): Array<Pick> => {
   const { candidates: catalog } = input
   const picks: Array<Pick> = []
@@ -38,7 +40,12 @@ const fillLadder = (
       const count = perArtist.get(artistOf(t)) ?? 0
       if (count >= artistCap) continue
       perArtist.set(artistOf(t), count + 1)
-      picks.push({ track_id: catalog.tracks[t]!.id, pick_kind: tier, score: score(t) })
+      picks.push({
+        track_id: catalog.tracks[t]!.id,
+        pick_kind: tier,
+        score: score(t),
+        reason: makeReason(input, reason.kind, reason.explain(t), { artist: catalog.artistIds[artistOf(t)] }),
+      })
     }
   }
   return picks
@@ -72,7 +79,10 @@ export const newForYou = (input: SurfaceInput): Effect.Effect<Surface> =>
         eligible.push(t)
     return withMinimum(
       "new_for_you",
-      fillLadder(input, eligible, tierOf, score, NEW_FOR_YOU_SIZE, NEW_FOR_YOU_ARTIST_CAP),
+      fillLadder(input, eligible, tierOf, score, NEW_FOR_YOU_SIZE, NEW_FOR_YOU_ARTIST_CAP, {
+        kind: "new_arrival",
+        explain: makeExplainer(input, basis, { weights: input.tuning.daily_mix, now }),
+      }),
     )
   })
 
@@ -104,7 +114,10 @@ export const firstListens = (input: SurfaceInput): Effect.Effect<Surface> =>
         eligible.push(t)
     return withMinimum(
       "first_listens",
-      fillLadder(input, eligible, tierOf, score, FIRST_LISTENS_SIZE, FIRST_LISTENS_ARTIST_CAP),
+      fillLadder(input, eligible, tierOf, score, FIRST_LISTENS_SIZE, FIRST_LISTENS_ARTIST_CAP, {
+        kind: "first_listen",
+        explain: makeExplainer(input, basis, { weights: input.tuning.daily_mix, now }),
+      }),
     )
   })
 
@@ -174,7 +187,19 @@ export const rediscover = (input: SurfaceInput): Effect.Effect<Surface> =>
         })
     const picks = rankedRediscover(stats, now)
       .slice(0, REDISCOVER_SIZE)
-      .map(({ stat, tier }) => ({ track_id: stat.id, pick_kind: tier, score: stat.plays }))
+      .map(({ stat, tier }) => ({
+        track_id: stat.id,
+        pick_kind: tier,
+        score: stat.plays,
+        reason: makeReason(
+          input,
+          "rediscover",
+          { plays: stat.plays },
+          {
+            artist: catalog.tracks[catalog.trackIndex.get(stat.id)!]!.artist_id,
+          },
+        ),
+      }))
     return withMinimum("rediscover", picks)
   })
 /**
@@ -223,8 +248,11 @@ export const onRepeat = (input: SurfaceInput): Effect.Effect<Surface> =>
           last.get(b.t)! - last.get(a.t)! ||
           a.t - b.t,
       )
-    const picks = rows
-      .slice(0, ON_REPEAT_SIZE)
-      .map(({ t, tier }) => ({ track_id: catalog.tracks[t]!.id, pick_kind: tier, score: recent30.get(t)! }))
+    const picks = rows.slice(0, ON_REPEAT_SIZE).map(({ t, tier }) => ({
+      track_id: catalog.tracks[t]!.id,
+      pick_kind: tier,
+      score: recent30.get(t)!,
+      reason: makeReason(input, "on_repeat", { plays: recent30.get(t)! }, { artist: catalog.tracks[t]!.artist_id }),
+    }))
     return withMinimum("on_repeat", picks)
   })

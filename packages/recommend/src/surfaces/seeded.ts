@@ -3,6 +3,7 @@ import { songsLikeArtistVariant } from "@tonearm/core"
 import { Data, Effect } from "effect"
 import { type Catalog, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
 import { contextAt, makeScorer, nowMillis, type ScoringBasis, scoringBasis } from "./basis.js"
+import { makeExplainer, makeReason } from "./reasons.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
 import { type Bucket, capPerGroup, interleaveBuckets, spreadGroups, topK, weightedSampleIndexes } from "./select.js"
@@ -77,12 +78,14 @@ export const songsLikeArtist = (input: SurfaceInput, artistId: ArtistId): Effect
     const seed = catalog.artistIndex.get(artistId)
     if (seed === undefined) return withMinimum(variant, [])
     const similarity = artistSimilarities(input, seed, catalog.artistVectors[seed]!)
-    const score = makeScorer(input, basis, {
+    const scoreOptions = {
       weights: input.tuning.radio,
       now,
       context: contextAt(input, now),
-      similarity: (t) => similarity[catalog.trackArtist[t]!]!,
-    })
+      similarity: (t: number) => similarity[catalog.trackArtist[t]!]!,
+    }
+    const score = makeScorer(input, basis, scoreOptions)
+    const explain = makeExplainer(input, basis, scoreOptions)
     const tiers: Record<Tier, Array<number>> = { tier1: [], tier2: [], tier3: [] }
     for (let artist = 0; artist < similarity.length; artist++) {
       const value = similarity[artist]!
@@ -118,6 +121,10 @@ export const songsLikeArtist = (input: SurfaceInput, artistId: ArtistId): Effect
       track_id: catalog.tracks[item]!.id,
       pick_kind: kind,
       score: score(item),
+      reason: makeReason(input, catalog.trackArtist[item] === seed ? "seed_artist" : "similar_artist", explain(item), {
+        artist: artistId,
+        seedId: artistId,
+      }),
     }))
     return withMinimum(variant, picks)
   })
@@ -179,13 +186,15 @@ export const radio = (
       const tags = trackTagCosine(catalog, t, seedDense)
       return resolved.artist === undefined ? tags : 0.5 * artistSimilarity[catalog.trackArtist[t]!]! + 0.5 * tags
     }
-    const score = makeScorer(input, basis, {
+    const scoreOptions = {
       weights: input.tuning.radio,
       now,
       context: contextAt(input, now, input.history.latestDeviceClass),
       similarity,
       recentHours: options.recentlyPlayedHours ?? RADIO_RECENTLY_PLAYED_HOURS,
-    })
+    }
+    const score = makeScorer(input, basis, scoreOptions)
+    const explain = makeExplainer(input, basis, scoreOptions)
     const pool = candidatePool(input, basis, artistSimilarity, resolved).filter(
       (t) => t !== resolved.track && similarity(t) >= RADIO_MIN_SIMILARITY,
     )
@@ -200,7 +209,24 @@ export const radio = (
     const ordered = spreadGroups(drawn, (t) => catalog.trackArtist[t]!)
     const tracks =
       resolved.track !== undefined && basis.allowed[resolved.track] === 1 ? [resolved.track, ...ordered] : ordered
-    return tracks.slice(0, size).map((t) => ({ track_id: catalog.tracks[t]!.id, pick_kind: null, score: score(t) }))
+    const seedArtist = resolved.artist === undefined ? undefined : catalog.artistIds[resolved.artist]
+    const reasonOf = (t: number): Pick["reason"] =>
+      seed.kind === "track"
+        ? makeReason(input, "seed_track", explain(t), { seedId: seed.id })
+        : seed.kind === "genre"
+          ? makeReason(input, "tag_overlap", explain(t), { artist: catalog.tracks[t]!.artist_id })
+          : makeReason(
+              input,
+              catalog.trackArtist[t] === resolved.artist ? "seed_artist" : "similar_artist",
+              explain(t),
+              {
+                artist: seedArtist,
+                seedId: seedArtist,
+              },
+            )
+    return tracks
+      .slice(0, size)
+      .map((t) => ({ track_id: catalog.tracks[t]!.id, pick_kind: null, score: score(t), reason: reasonOf(t) }))
   })
 
 interface ResolvedSeed {
