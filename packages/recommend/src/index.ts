@@ -22,6 +22,7 @@ export {
 export * from "./surfaces/dailyMixes.js"
 export * from "./surfaces/discoverDeck.js"
 export * from "./surfaces/discoverSuggestions.js"
+export * from "./surfaces/diversity.js"
 export * from "./surfaces/forYou.js"
 export * from "./surfaces/ladders.js"
 export * from "./surfaces/rebuild.js"

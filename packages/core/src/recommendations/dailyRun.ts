@@ -53,3 +53,14 @@ export const nextRunAt = (timeZone: string, after: Date): Date => {
   // Unreachable for real zones (a day is never skipped twice); keeps the function total.
   return new Date(now + DAY_MS)
 }
+
+/**
+ * Issue 28: the daily run rebuilds **active** users only. A user is active when their latest activity — a play
+ * (scrobbles and imported plays included), a sign-in or an API call (a session seen), or the account's creation —
+ * is at most this many days old. An inactive user's run is skipped and recorded; their next visit rebuilds them.
+ */
+export const ACTIVE_USER_DAYS = 30
+
+/** Whether the latest activity (epoch ms, null: none at all) makes the user active at `now`. */
+export const isActiveUser = (lastActivityMs: number | null, now: number): boolean =>
+  lastActivityMs !== null && lastActivityMs >= now - ACTIVE_USER_DAYS * DAY_MS

@@ -11,6 +11,9 @@ export interface ScheduledJob {
   readonly nextRunAt: Date
 }
 
+/** `last_error` of a daily run skipped because the user was inactive (issue 28, `ACTIVE_USER_DAYS`). */
+export const SKIPPED_INACTIVE = "skipped: inactive"
+
 const Claimed = Schema.Struct({ user_id: UserId, timezone: Schema.String })
 
 /** `rebuild_jobs`: one row per user, the daily rebuild's schedule. */
@@ -98,7 +101,40 @@ export class RebuildJobRepository extends Effect.Service<RebuildJobRepository>()
           return { added, rescheduled: written.length - added, removed: removed.length }
         }).pipe(orInternal("RebuildJobRepository.reconcile"))
 
-      return { upsert, dueZones, claimDue, finish, reconcile } as const
+      /**
+       * The user's latest activity for the active-user rule: their latest play, the latest use of any of their
+       * sessions (a sign-in or an API call) or the account's creation; null for an unknown user.
+       */
+      const lastActivity = (user: UserId) =>
+        sql<{ at: Date | null }>`
+          SELECT greatest(
+            u.created_at,
+            (SELECT max(s.last_seen_at) FROM sessions s WHERE s.user_id = u.id),
+            (SELECT max(p.started_at) FROM play_events p WHERE p.user_id = u.id)
+          ) AS at
+          FROM users u WHERE u.id = ${user}`.pipe(
+          Effect.map((rows) => rows[0]?.at ?? null),
+          orInternal("RebuildJobRepository.lastActivity"),
+        )
+
+      /** Records a run skipped because the user was inactive: their next visit rebuilds them. */
+      const skipInactive = (user: UserId, at: Date) =>
+        sql`UPDATE rebuild_jobs SET last_finished_at = ${at}, last_error = ${SKIPPED_INACTIVE} WHERE user_id = ${user}`.pipe(
+          Effect.asVoid,
+          orInternal("RebuildJobRepository.skipInactive"),
+        )
+
+      /** Clears the "skipped as inactive" mark; true when it was set (the caller then rebuilds the user). */
+      const wake = (user: UserId) =>
+        sql<{ user_id: string }>`
+          UPDATE rebuild_jobs SET last_error = NULL
+          WHERE user_id = ${user} AND last_error = ${SKIPPED_INACTIVE}
+          RETURNING user_id`.pipe(
+          Effect.map((rows) => rows.length > 0),
+          orInternal("RebuildJobRepository.wake"),
+        )
+
+      return { upsert, dueZones, claimDue, finish, reconcile, lastActivity, skipInactive, wake } as const
     }),
   },
 ) {}

@@ -1,4 +1,4 @@
-import { nextRunAt, type UserId } from "@tonearm/core"
+import { isActiveUser, nextRunAt, type UserId } from "@tonearm/core"
 import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { AccountLifecycle, AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
@@ -55,7 +55,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
     })
 
     /** One user's rebuild; a failure is logged and recorded on the job, and the run goes on. */
-    const runOne = (user: UserId) =>
+    const rebuildOne = (user: UserId) =>
       rebuilds.rebuild(user).pipe(
         Effect.zipRight(Effect.flatMap(currentDate, (at) => jobs.finish(user, at, null))),
         Effect.catchAllCause((cause) =>
@@ -65,6 +65,22 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
             yield* jobs.finish(user, yield* currentDate, Cause.pretty(cause).split("\n")[0] ?? "failed")
           }).pipe(Effect.catchAll(() => Effect.void)),
         ),
+      )
+
+    /**
+     * The daily run of one user: an inactive user
+     * (`isActiveUser`: nothing for `ACTIVE_USER_DAYS`) is skipped and marked, and rebuilt on their next visit.
+     */
+    const runOne = (user: UserId) =>
+      Effect.gen(function* () {
+        const now = yield* currentDate
+        const last = yield* jobs.lastActivity(user)
+        if (isActiveUser(last === null ? null : last.getTime(), now.getTime())) return true
+        yield* jobs.skipInactive(user, now)
+        return false
+      }).pipe(
+        Effect.catchAll(() => Effect.succeed(true)),
+        Effect.flatMap((active) => (active ? rebuildOne(user) : Effect.void)),
       )
 
     /**

@@ -12,6 +12,7 @@ import { LibraryService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
 import { QuarantineService } from "../moderation/index.js"
 import { PlaylistsService, type SystemSnapshot } from "../playlists/index.js"
+import { RebuildJobRepository } from "./RebuildJobRepository.js"
 import {
   type CatalogSource,
   type EngineInput,
@@ -67,6 +68,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     const changes = yield* ChangeLog
     const events = yield* EventBus
     const sql = yield* SqlClient.SqlClient
+    const jobs = yield* RebuildJobRepository
 
     /** The library as the engine reads it; the version lets the engine keep its prepared catalog. */
     // Enriched tags ride on the catalog's tracks (the profile's tag and mood weights); their revision is part of
@@ -183,7 +185,20 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
       }
     })
 
-    return { rebuild, inputFor, catalogSource } as const
+    /**
+     * A user whose daily run was skipped as inactive (issue 28) is rebuilt on their next visit (Home, the system
+     * playlists): the mark is cleared in one statement, so concurrent visits rebuild once.
+     */
+    const rebuildIfSkipped = Effect.fn("RebuildService.rebuildIfSkipped")(function* (user: UserId) {
+      if (yield* jobs.wake(user)) yield* rebuild(user)
+    })
+
+    return { rebuild, rebuildIfSkipped, inputFor, catalogSource } as const
   }),
-  dependencies: [TasteProfileRepository.Default, YouMightLikeRepository.Default, SnoozeRepository.Default],
+  dependencies: [
+    TasteProfileRepository.Default,
+    YouMightLikeRepository.Default,
+    SnoozeRepository.Default,
+    RebuildJobRepository.Default,
+  ],
 }) {}

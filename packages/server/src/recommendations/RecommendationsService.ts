@@ -1,5 +1,5 @@
 import { RecommendationMetrics, type UserId } from "@tonearm/core"
-import { metricsWindowDays, rankRediscover, rollUpMetrics, youMightLikeHomeRow } from "@tonearm/recommend"
+import { homeRediscover, metricsWindowDays, rollUpMetrics, youMightLikeHomeRow } from "@tonearm/recommend"
 import { Effect } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
 import { PlaysService } from "../listening/index.js"
@@ -26,8 +26,11 @@ export class RecommendationsService extends Effect.Service<RecommendationsServic
       return {
         metrics,
         youMightLike,
-        /** Rediscover's eligibility and ordering, for Home's albums and artists. */
-        rediscover: rankRediscover,
+        /**
+         * Home's Rediscover rows: the spec's eligibility and ordering, an entry already shown in Most played or
+         * Last played only when nothing else is eligible.
+         */
+        rediscover: homeRediscover,
         /** A You-might-like row as Home shows it: de-duplicated against the other sections, trimmed to 10. */
         youMightLikeHomeRow,
       } as const

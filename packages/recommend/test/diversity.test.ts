@@ -1,0 +1,74 @@
+import { describe, expect, it } from "@effect/vitest"
+import {
+  groupShareCap,
+  largestGroupShare,
+  mmrRerank,
+  preferUnshown,
+  repeatedLists,
+  sameItems,
+} from "../src/surfaces/diversity.js"
+
+/** Items as [artist, relevance]. */
+type Item = readonly [artist: number, relevance: number]
+const sameArtist = (a: Item, b: Item) => (a[0] === b[0] ? 1 : 0)
+
+describe("diversity", () => {
+  it("groupShareCap: 10% of a 100-track deck is 10 per artist, never below 1", () => {
+    expect(groupShareCap(100, 0.1)).toBe(10)
+    expect(groupShareCap(37, 0.1)).toBe(3)
+    expect(groupShareCap(5, 0.1)).toBe(1)
+  })
+
+  it("mmrRerank with lambda 1 keeps the relevance order", () => {
+    const items: Array<Item> = [
+      [1, 0.9],
+      [1, 0.8],
+      [2, 0.7],
+      [1, 0.6],
+    ]
+    expect(mmrRerank(items, { relevance: (i) => i[1], similarity: sameArtist, size: 4, lambda: 1 })).toEqual(items)
+  })
+
+  it("mmrRerank moves a second track of the same artist below a close other artist", () => {
+    const items: Array<Item> = [
+      [1, 1.0],
+      [1, 0.95],
+      [1, 0.9],
+      [2, 0.8],
+      [3, 0.7],
+    ]
+    const out = mmrRerank(items, { relevance: (i) => i[1], similarity: sameArtist, size: 5, lambda: 0.5 })
+    expect(out.slice(0, 3).map((i) => i[0])).toEqual([1, 2, 3])
+    expect(out).toHaveLength(5)
+  })
+
+  it("mmrRerank never exceeds the hard group cap, even when only capped groups remain", () => {
+    const items: Array<Item> = Array.from({ length: 30 }, (_, k) => [k < 25 ? 1 : k, 1 - k / 100] as const)
+    const out = mmrRerank(items, {
+      relevance: (i) => i[1],
+      similarity: sameArtist,
+      size: 20,
+      groupOf: (i) => i[0],
+      groupCap: 2,
+    })
+    expect(out.filter((i) => i[0] === 1)).toHaveLength(2)
+    expect(out).toHaveLength(7)
+  })
+
+  it("preferUnshown shows an already-shown item only when nothing else is eligible", () => {
+    expect(preferUnshown(["a", "b", "c", "d"], new Set(["a", "b"]), 2)).toEqual(["c", "d"])
+    expect(preferUnshown(["a", "b", "c", "d"], new Set(["a", "b"]), 3)).toEqual(["c", "d", "a"])
+    expect(preferUnshown(["a", "b"], new Set(["a", "b"]), 10)).toEqual(["a", "b"])
+  })
+
+  it("two mixes of one user are never the same list: a later list with the same items is flagged", () => {
+    expect(sameItems([1, 2], [2, 1])).toBe(true)
+    expect(sameItems([1, 2], [1, 2, 3])).toBe(false)
+    expect([...repeatedLists([[1, 2], [], [3], [2, 1], [], [3, 4]])]).toEqual([3])
+  })
+
+  it("largestGroupShare measures the biggest artist's share", () => {
+    expect(largestGroupShare([1, 1, 2, 3], (x) => x)).toBe(0.5)
+    expect(largestGroupShare([], (x) => x)).toBe(0)
+  })
+})
