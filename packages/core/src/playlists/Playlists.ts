@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import { PlaylistId, TrackId } from "../ids.js"
 import { Track } from "../library/Library.js"
 import { PickKind, SystemVariant } from "../recommendations/kinds.js"
+import { PickReason } from "../recommendations/reasons.js"
 
 export const PlaylistEntryId = Schema.UUID.pipe(Schema.brand("PlaylistEntryId"))
 export type PlaylistEntryId = typeof PlaylistEntryId.Type
@@ -25,6 +26,11 @@ export class PlaylistEntry extends Schema.Class<PlaylistEntry>("PlaylistEntry")(
   entry_id: PlaylistEntryId,
   position: Schema.Int,
   pick_kind: Schema.NullOr(PickKind),
+  /**
+   * Why the track is on a system playlist (issue 28): kind, a short line, the seed and the weighted terms
+   * behind its score. Null on user playlists and on snapshot entries built before reasons were stored.
+   */
+  reason: Schema.NullOr(PickReason),
   track: Track,
 }) {}
 

@@ -21,6 +21,7 @@ import m0018 from "./migrations/0018_play_queue_index.js"
 import m0019 from "./migrations/0019_listening_history.js"
 import m0020 from "./migrations/0020_scrobbling.js"
 import m0021 from "./migrations/0021_ratings.js"
+import m0023 from "./migrations/0023_pick_reasons.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -45,6 +46,7 @@ export const migrations = {
   "0019_listening_history": m0019,
   "0020_scrobbling": m0020,
   "0021_ratings": m0021,
+  "0023_pick_reasons": m0023,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import {
   type AlbumId,
   PickKind,
+  type PickReason,
   PlaylistDetail,
   PlaylistEntry,
   type PlaylistEntryId,
@@ -33,7 +34,11 @@ export interface SystemSnapshot {
   readonly variant: SystemVariant
   readonly name: string
   readonly lockedReason: string | null
-  readonly picks: ReadonlyArray<{ readonly track_id: TrackId; readonly pick_kind: PickKind | null }>
+  readonly picks: ReadonlyArray<{
+    readonly track_id: TrackId
+    readonly pick_kind: PickKind | null
+    readonly reason?: PickReason | null | undefined
+  }>
 }
 
 /** Counts only entries whose track is still in the library. */
@@ -123,7 +128,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       }).pipe(orInternal("PlaylistRepository.remove"))
 
     const entries = (id: PlaylistId) =>
-      sql`SELECT id AS entry_id, track_id, position, pick_kind FROM playlist_tracks
+      sql`SELECT id AS entry_id, track_id, position, pick_kind, reason FROM playlist_tracks
           WHERE playlist_id = ${id} ORDER BY position, id`.pipe(
         Effect.flatMap(decodeRows(EntryRecord)),
         orInternal("PlaylistRepository.entries"),
@@ -265,6 +270,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
           readonly track_id: string
           readonly position: number
           readonly pick_kind: string | null
+          readonly reason: PickReason | null
         }> = []
         const removedEntries: Array<string> = []
         for (const snapshot of snapshots) {
@@ -277,6 +283,7 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
               track_id: pick.track_id,
               position,
               pick_kind: pick.pick_kind,
+              reason: pick.reason ?? null,
             })
           })
           removedEntries.push(...reuse.slice(snapshot.picks.length))
@@ -295,9 +302,10 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
             ? []
             : yield* sql<{ id: string }>`
                 UPDATE playlist_tracks AS pt
-                SET track_id = e.track_id, position = e.position, pick_kind = e.pick_kind, added_at = ${now}
+                SET track_id = e.track_id, position = e.position, pick_kind = e.pick_kind, reason = e.reason,
+                    added_at = ${now}
                 FROM json_to_recordset(${JSON.stringify(reused)}::json)
-                     AS e (id uuid, track_id uuid, position int, pick_kind text)
+                     AS e (id uuid, track_id uuid, position int, pick_kind text, reason jsonb)
                 WHERE pt.id = e.id
                 RETURNING pt.id`
         // A reused row removed meanwhile is written anew under its id, as the upsert this replaces did.
@@ -307,10 +315,11 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
           added.length === 0
             ? []
             : yield* sql<{ id: string }>`
-                INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, added_at)
-                SELECT COALESCE(e.id, ${timeOrderedId}), e.playlist_id, e.track_id, e.position, e.pick_kind, ${now}
+                INSERT INTO playlist_tracks (id, playlist_id, track_id, position, pick_kind, reason, added_at)
+                SELECT COALESCE(e.id, ${timeOrderedId}), e.playlist_id, e.track_id, e.position, e.pick_kind, e.reason,
+                       ${now}
                 FROM json_to_recordset(${JSON.stringify(added)}::json)
-                     AS e (id uuid, playlist_id uuid, track_id uuid, position int, pick_kind text)
+                     AS e (id uuid, playlist_id uuid, track_id uuid, position int, pick_kind text, reason jsonb)
                 RETURNING id`
         const entries = [...updated, ...inserted]
         return {

@@ -89,6 +89,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
                     entry_id: entry.entry_id,
                     position: entry.position,
                     pick_kind: entry.pick_kind,
+                    reason: entry.reason,
                     track,
                   }),
                 ]

@@ -1,0 +1,101 @@
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { REASON_KINDS } from "@tonearm/core"
+import { Effect, Layer } from "effect"
+import { AdminLive, aUser, ScannedLive } from "../ownData.js"
+import { arrangePlays, libraryTracks, syntheticLibrary } from "../support/listening.js"
+import { raw } from "../support/raw.js"
+import { TestServerLive } from "../support/TestServer.js"
+
+const root = await syntheticLibrary(600, 13)
+
+interface WireEntry {
+  readonly entry_id: string
+  readonly pick_kind: string | null
+  readonly reason: {
+    readonly kind: string
+    readonly text: string
+    readonly seed_id?: string
+    readonly score_parts: Record<string, number>
+  } | null
+  readonly track: { readonly id: string }
+}
+
+/** A listener with plays of a third of the library, their system playlists rebuilt by a For You refresh. */
+const aRebuiltListener = Effect.gen(function* () {
+  const alice = yield* aUser("alice")
+  const tracks = yield* libraryTracks
+  yield* arrangePlays(alice.user.id, tracks.slice(0, Math.ceil(tracks.length / 3)), { times: 3, daysAgo: 2 })
+  const forYou = yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
+  return { alice, tracks, forYou }
+})
+
+const entriesOf = (id: string, token: string) =>
+  Effect.map(raw("GET", `/api/playlists/${id}`, { token }), (response) => {
+    expect(response.status).toBe(200)
+    return (response.json as { tracks: ReadonlyArray<WireEntry> }).tracks
+  })
+
+layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServerLive({ libraryDir: root }))), {
+  excludeTestServices: true,
+  timeout: "180 seconds",
+})("pick reasons on playlist entries (issue 28 item 3)", (it) => {
+  it.effect("every system snapshot entry carries its reason {kind, text, seed_id?, score_parts}", () =>
+    Effect.gen(function* () {
+      const { alice, forYou } = yield* aRebuiltListener
+      const entries = yield* entriesOf(forYou.id, alice.token)
+      expect(entries.length).toBeGreaterThanOrEqual(15)
+      for (const entry of entries) {
+        expect(entry.reason).not.toBeNull()
+        expect(REASON_KINDS).toContain(entry.reason!.kind)
+        expect(entry.reason!.text.length).toBeGreaterThan(5)
+        // the weighted terms of rule 2, the penalties as negative numbers
+        expect(Object.keys(entry.reason!.score_parts)).toEqual(
+          expect.arrayContaining(["taste", "like", "context", "novelty", "popularity", "recency", "skips"]),
+        )
+        expect(entry.reason!.score_parts.recency).toBeLessThanOrEqual(0)
+      }
+      // every other system playlist of the rebuild too (the SDK decodes the same shape)
+      const rows = yield* alice.client.playlists.list()
+      for (const row of rows.filter((r) => r.system_variant !== null && !r.locked)) {
+        const detail = yield* alice.client.playlists.get({ path: { id: row.id } })
+        for (const entry of detail.tracks) expect(entry.reason?.kind).toBeDefined()
+      }
+    }),
+  )
+
+  it.effect("the reason survives the next rebuild rewriting the entries in place", () =>
+    Effect.gen(function* () {
+      const { alice, forYou } = yield* aRebuiltListener
+      const again = yield* alice.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
+      expect(again.id).toBe(forYou.id)
+      const entries = yield* entriesOf(again.id, alice.token)
+      expect(entries.every((entry) => entry.reason !== null)).toBe(true)
+    }),
+  )
+
+  it.effect("an old snapshot entry without a stored reason reads as reason: null; user playlists have none", () =>
+    Effect.gen(function* () {
+      const { alice, tracks, forYou } = yield* aRebuiltListener
+      const sql = yield* SqlClient.SqlClient
+      const first = (yield* entriesOf(forYou.id, alice.token))[0]!
+      yield* sql`UPDATE playlist_tracks SET reason = NULL WHERE id = ${first.entry_id}`
+      const after = yield* entriesOf(forYou.id, alice.token)
+      expect(after.find((entry) => entry.entry_id === first.entry_id)!.reason).toBeNull()
+      expect(after.filter((entry) => entry.reason !== null)).toHaveLength(after.length - 1)
+      const mine = yield* alice.client.playlists.create({ payload: { name: "Mine", track_ids: [tracks[0]!.id] } })
+      const own = yield* entriesOf(mine.id, alice.token)
+      expect(own.map((entry) => entry.reason)).toEqual([null])
+    }),
+  )
+
+  it.effect("another user's system playlist is 404 and shows no reasons", () =>
+    Effect.gen(function* () {
+      const { forYou } = yield* aRebuiltListener
+      const bob = yield* aUser("bob")
+      const response = yield* raw("GET", `/api/playlists/${forYou.id}`, { token: bob.token })
+      expect(response.status).toBe(404)
+      expect(response.text).not.toContain("score_parts")
+    }),
+  )
+})
