@@ -1,15 +1,22 @@
 import type { ArtistId } from "@tonearm/core"
-import { type Catalog, cosine, type EnrichedTag } from "../catalog/Catalog.js"
+import type { Catalog, EnrichedTag } from "../catalog/Catalog.js"
+import {
+  BLEND_DEPTH,
+  fitLearnedSimilarity,
+  LEARNED_SIMILARITY,
+  type LearnedSimilarity,
+  type LearnedSimilarityTuning,
+  learnedSimilar,
+} from "../similarity/blend.js"
+import { interactionsOf } from "../similarity/interactions.js"
+import { tagSimilar } from "../similarity/tags.js"
 
 /**
- * In-library artist similarity, as pure data in and out (it runs wherever the engine runs, a worker
- * thread included). Two sources, merged per artist by the larger score (as `artistSimilarities` merges
- * providers with tag cosine):
- *
- * - co-listening on this server: each listener's artists weighted log(1 + plays) relative to their most
- *   played artist, cosine between two artists' listener vectors, shrunk by n / (n + 2) for n shared
- *   listeners so one person's eclectic taste does not make everything they play "similar";
- * - the cosine of the two artists' tag profiles (genres and enriched tags) in the catalog.
+ * In-library artist similarity, as pure data in and out (it runs wherever the engine runs, its own process
+ * included): the learned item–item similarity over every listener's plays on this server (EASE and
+ * RP3beta, similarity/blend.ts), blended with the cosine of the two artists' tag profiles (genres and
+ * enriched tags) in the catalog. Each listener's artists are weighted log(1 + plays) relative to their most
+ * played artist.
  */
 
 /** One listener's unskipped plays of one artist (all users: co-listening is a server-wide signal). */
@@ -40,71 +47,52 @@ export interface SeedSimilarities {
   readonly similar: ReadonlyArray<SimilarArtistHit>
 }
 
-/** Shared listeners needed for a co-listening score to count half: n / (n + CO_LISTEN_SHRINK). */
-export const CO_LISTEN_SHRINK = 2
+/**
+ * The learned similarity fitted on the co-listening rows (catalog artist indexes; artists no longer in the
+ * library are left out). The engine's process keeps one and refits it when the rows change
+ * (server learnedSimilarityCache.ts); its cost is bounded by LEARNED_SIMILARITY.ease.maxItems.
+ */
+export const learnedSimilarityOf = (
+  catalog: Catalog,
+  coListens: ReadonlyArray<CoListenRow>,
+  tuning: LearnedSimilarityTuning = LEARNED_SIMILARITY,
+): LearnedSimilarity =>
+  fitLearnedSimilarity(
+    interactionsOf(
+      catalog.artistIds.length,
+      coListens.map((row) => ({
+        user: row.user_id,
+        item: catalog.artistIndex.get(row.artist_id) ?? -1,
+        plays: row.plays,
+      })),
+    ),
+    tuning,
+  )
 
-export const similarInLibrary = (catalog: Catalog, query: SimilarArtistsQuery): ReadonlyArray<SeedSimilarities> => {
-  // Listener vectors, only over artists still in the library.
-  const listeners = new Map<string, Array<{ artist: number; weight: number }>>()
-  const top = new Map<string, number>()
-  for (const row of query.coListens) {
-    if (!(row.plays > 0) || !catalog.artistIndex.has(row.artist_id)) continue
-    top.set(row.user_id, Math.max(top.get(row.user_id) ?? 0, row.plays))
-  }
-  const norms = new Float64Array(catalog.artistIds.length)
-  const byArtist = new Map<number, Array<{ user: string; weight: number }>>()
-  for (const row of query.coListens) {
-    const artist = catalog.artistIndex.get(row.artist_id)
-    if (!(row.plays > 0) || artist === undefined) continue
-    const weight = Math.log1p(row.plays) / Math.log1p(top.get(row.user_id)!)
-    const list = listeners.get(row.user_id) ?? []
-    list.push({ artist, weight })
-    listeners.set(row.user_id, list)
-    const users = byArtist.get(artist) ?? []
-    users.push({ user: row.user_id, weight })
-    byArtist.set(artist, users)
-    norms[artist]! += weight * weight
-  }
-
-  return query.seeds.map((seed) => {
+/**
+ * The in-library similar artists of each seed: the learned blend (EASE + RP3beta over every listener's
+ * plays, with the tag cosine's share), best = 1, at most `limit`. `learned` is the model fitted on
+ * `query.coListens` (fitted here when absent).
+ */
+export const similarInLibrary = (
+  catalog: Catalog,
+  query: SimilarArtistsQuery,
+  learned: LearnedSimilarity = learnedSimilarityOf(catalog, query.coListens),
+): ReadonlyArray<SeedSimilarities> =>
+  query.seeds.map((seed) => {
     const s = catalog.artistIndex.get(seed)
     if (s === undefined) return { seed, similar: [] }
-    const scores = new Float64Array(catalog.artistIds.length)
-    const seedVector = catalog.artistVectors[s]!
-    catalog.artistVectors.forEach((vector, a) => {
-      scores[a] = Math.max(0, cosine(vector, seedVector))
-    })
-    const dots = new Map<number, { dot: number; shared: number }>()
-    for (const { user, weight } of byArtist.get(s) ?? [])
-      for (const other of listeners.get(user) ?? []) {
-        if (other.artist === s) continue
-        const entry = dots.get(other.artist) ?? { dot: 0, shared: 0 }
-        entry.dot += weight * other.weight
-        entry.shared += 1
-        dots.set(other.artist, entry)
-      }
-    for (const [a, { dot, shared }] of dots) {
-      const co = (dot / Math.sqrt(norms[s]! * norms[a]!)) * (shared / (shared + CO_LISTEN_SHRINK))
-      if (co > scores[a]!) scores[a] = Math.min(1, co)
-    }
-
-    scores[s] = 0
-    const ranked: Array<number> = []
-    scores.forEach((score, a) => {
-      if (score > 0) ranked.push(a)
-    })
-    ranked.sort((a, b) => scores[b]! - scores[a]! || (catalog.artistIds[a]! < catalog.artistIds[b]! ? -1 : 1))
+    const ranked = learnedSimilar(learned, s, query.limit, tagSimilar(catalog, s, BLEND_DEPTH))
     return {
       seed,
-      similar: ranked.slice(0, query.limit).map((a) => ({
+      similar: ranked.map(([a, score]) => ({
         artist_id: catalog.artistIds[a]!,
-        score: scores[a]!,
+        score,
         mbid: catalog.artistMbid[a] ?? null,
         tags: artistTags(catalog, a),
       })),
     }
   })
-}
 
 /** The artist's tag profile with its strongest tag at 1, strongest first. */
 const artistTags = (catalog: Catalog, artist: number): ReadonlyArray<EnrichedTag> => {

@@ -14,16 +14,16 @@ import {
   type SimilarArtist,
   type SimilarArtistsQuery,
   type Surface,
-  similarInLibrary,
   summarizeHistory,
   type TasteProfile,
   type TasteProfileRow,
   tasteProfileRows,
 } from "@tonearm/recommend"
-import { Context, Effect, Layer, Ref } from "effect"
+import { Clock, Context, Effect, Layer, Ref } from "effect"
 // The modules, not the domains' indexes: the engine's worker loads this file and must not load the services.
 import { type CatalogText, libraryTracksOf } from "../library/catalogColumns.js"
 import { decodeTasteText, isUndecodedTaste, type TasteColumns, type TasteText } from "../listening/tasteColumns.js"
+import { learnedSimilarityCache } from "./learnedSimilarityCache.js"
 
 /**
  * The library as the engine scores it: a version (changes whenever the library does) and its tracks, as rows
@@ -130,6 +130,7 @@ export class RecommendationEngine extends Context.Tag("@tonearm/server/Recommend
           return catalog
         })
       const derive = sharedDerivation()
+      const learned = learnedSimilarityCache()
       return {
         rebuild: (source, input) =>
           Effect.gen(function* () {
@@ -163,7 +164,10 @@ export class RecommendationEngine extends Context.Tag("@tonearm/server/Recommend
               options,
             )
           }),
-        similarArtists: (source, query) => Effect.map(catalogOf(source), (catalog) => similarInLibrary(catalog, query)),
+        similarArtists: (source, query) =>
+          Effect.flatMap(catalogOf(source), (catalog) =>
+            Effect.map(Clock.currentTimeMillis, (now) => learned.similar(catalog, query, now)),
+          ),
       }
     }),
   )

@@ -1,5 +1,5 @@
 import type { ArtistId, Internal } from "@tonearm/core"
-import type { SuggestionCandidate } from "@tonearm/recommend"
+import { mergeSimilarByMax, type SuggestionCandidate } from "@tonearm/recommend"
 import { Context, Effect, Layer } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
 import { EnrichmentService } from "../enrichment/index.js"
@@ -106,26 +106,8 @@ export const similarFromAll = (
     const answers = yield* Effect.forEach(sources, (source) => source.similarTo(seeds, perSeed), {
       concurrency: "unbounded",
     })
-    const merged = new Map<ArtistId, Map<string, SuggestionCandidate>>()
+    const bySeed = new Map<ArtistId, Array<ReadonlyArray<SuggestionCandidate>>>()
     for (const answer of answers)
-      for (const [seed, candidates] of answer) {
-        const bySeed = merged.get(seed) ?? new Map<string, SuggestionCandidate>()
-        merged.set(seed, bySeed)
-        for (const candidate of candidates) {
-          const key = candidate.artist_id ?? candidate.mbid
-          const known = bySeed.get(key)
-          if (known === undefined) bySeed.set(key, candidate)
-          else {
-            const best = candidate.score > known.score ? candidate : known
-            const artistId = known.artist_id ?? candidate.artist_id
-            bySeed.set(key, {
-              ...best,
-              in_library: known.in_library || candidate.in_library,
-              artist_id: artistId,
-              tags: best.tags.length > 0 ? best.tags : known.tags.length > 0 ? known.tags : candidate.tags,
-            })
-          }
-        }
-      }
-    return new Map([...merged].map(([seed, bySeed]) => [seed, [...bySeed.values()]]))
+      for (const [seed, candidates] of answer) bySeed.set(seed, [...(bySeed.get(seed) ?? []), candidates])
+    return new Map([...bySeed].map(([seed, lists]) => [seed, mergeSimilarByMax(lists)]))
   })

@@ -2,7 +2,7 @@
 // library version and computes rebuilds, radios and similar artists off the HTTP event loop, at a lower priority.
 // Time and chance come from the caller: each job carries the caller's `now` and a seed drawn from its Random.
 import type { TrackId } from "@tonearm/core"
-import { buildCatalog, type Catalog, radio, rebuildUser, similarInLibrary, summarizeHistory } from "@tonearm/recommend"
+import { buildCatalog, type Catalog, radio, rebuildUser, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
 import { libraryTracksOf } from "../library/catalogColumns.js"
 import { lowerThisProcessPriority } from "../threadPriority.js"
@@ -13,6 +13,7 @@ import {
   type WorkerJob,
   type WorkerReply,
 } from "./engineProtocol.js"
+import { learnedSimilarityCache } from "./learnedSimilarityCache.js"
 import {
   patchedSharedDerivation,
   playRowsOf,
@@ -32,6 +33,9 @@ export const fixedClock = (now: number): Clock.Clock => ({
   currentTimeNanos: Effect.succeed(BigInt(now) * 1_000_000n),
   sleep: () => Effect.void,
 })
+
+/** The learned artist similarity this process holds between similar-artist jobs. */
+const learned = learnedSimilarityCache()
 
 /** Runs one job against `catalog` exactly as the in-process engine would, at `now` with Random(seed). */
 export const runJob = (
@@ -77,7 +81,7 @@ export const runJob = (
         )
       }
       case "similar":
-        return Effect.sync(() => similarInLibrary(catalog, job.query))
+        return Effect.sync(() => learned.similar(catalog, job.query, job.now))
     }
   }
   // Suspended: a malformed input that throws while decoding answers a defect instead of crashing the worker.

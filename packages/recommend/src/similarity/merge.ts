@@ -1,0 +1,76 @@
+import type { SimilarCandidate } from "../surfaces/discoverSuggestions.js"
+
+/** One source's similar artists for one seed, with the weight its scores carry in the merge. */
+export interface SourceAnswer {
+  readonly weight: number
+  readonly candidates: ReadonlyArray<SimilarCandidate>
+}
+
+/**
+ * The similar artists of one seed from every source, each artist once (an in-library artist by its artist
+ * id, others by MusicBrainz id): its score is the weighted sum of the sources' scores (each in [0, 1]),
+ * divided by the total weight of the sources that answered anything, so a seed only one source knows keeps
+ * that source's scale; an in-library artist keeps its artist id whichever source named it, and the first
+ * non-empty tags. Best first (ties by key), at most `limit`.
+ */
+export const mergeSourceAnswers = (answers: ReadonlyArray<SourceAnswer>, limit: number): Array<SimilarCandidate> => {
+  const merged = new Map<string, { candidate: SimilarCandidate; sum: number }>()
+  let total = 0
+  for (const { weight, candidates } of answers) {
+    if (!(weight > 0) || candidates.length === 0) continue
+    total += weight
+    for (const candidate of candidates) {
+      const key = candidate.artist_id ?? candidate.mbid
+      const score = weight * Math.min(1, Math.max(0, candidate.score))
+      const known = merged.get(key)
+      if (known === undefined) {
+        merged.set(key, { candidate, sum: score })
+        continue
+      }
+      known.sum += score
+      known.candidate = {
+        ...known.candidate,
+        in_library: known.candidate.in_library || candidate.in_library,
+        artist_id: known.candidate.artist_id ?? candidate.artist_id,
+        tags: known.candidate.tags.length > 0 ? known.candidate.tags : candidate.tags,
+      }
+    }
+  }
+  return [...merged]
+    .map(([key, { candidate, sum }]) => ({ key, candidate: { ...candidate, score: total > 0 ? sum / total : 0 } }))
+    .sort((a, b) => b.candidate.score - a.candidate.score || (a.key < b.key ? -1 : 1))
+    .slice(0, limit)
+    .map(({ candidate }) => candidate)
+}
+
+/**
+ * The weight of each similar-artists source in the merge: the learned in-library similarity (EASE +
+ * RP3beta + tag cosine) and a provider's list (Last.fm, ListenBrainz) count alike.
+ */
+export const SIMILAR_SOURCE_WEIGHTS = { in_library: 1, provider: 1 } as const
+
+/**
+ * What the server ships (SuggestionSources.similarFromAll): one seed's similar artists from every source,
+ * each artist once (an in-library artist by its artist id, so two local artists carrying one MusicBrainz
+ * id stay apart; others by MusicBrainz id): the highest score wins, and an in-library artist keeps its
+ * artist id whichever source named it. In the order first met.
+ */
+export const mergeSimilarByMax = (answers: ReadonlyArray<ReadonlyArray<SimilarCandidate>>): Array<SimilarCandidate> => {
+  const bySeed = new Map<string, SimilarCandidate>()
+  for (const candidates of answers)
+    for (const candidate of candidates) {
+      const key = candidate.artist_id ?? candidate.mbid
+      const known = bySeed.get(key)
+      if (known === undefined) bySeed.set(key, candidate)
+      else {
+        const best = candidate.score > known.score ? candidate : known
+        bySeed.set(key, {
+          ...best,
+          in_library: known.in_library || candidate.in_library,
+          artist_id: known.artist_id ?? candidate.artist_id,
+          tags: best.tags.length > 0 ? best.tags : known.tags.length > 0 ? known.tags : candidate.tags,
+        })
+      }
+    }
+  return [...bySeed.values()]
+}
