@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { familyOfSource, type PickKind } from "@tonearm/core"
 import { FastCheck as fc } from "effect"
 import {
+  artistPairDiversity,
   isoWeekOf,
   LOW_CONFIDENCE_PLAYS,
   type MetricsPlayRow,
@@ -224,8 +225,24 @@ describe("trends", () => {
       expect(trends.weeks).toEqual(["2025-W23", "2025-W24"])
       expect(trends.series.map((s) => s.family)).toEqual(["baseline", "go_to", "discovery", "direct", "radio"])
       expect(trends.series.find((s) => s.family === "radio")!.points).toEqual([
-        { week: "2025-W23", plays: 0, skip_rate: null, avg_completion: null, taste_hit_rate: null },
-        { week: "2025-W24", plays: 0, skip_rate: null, avg_completion: null, taste_hit_rate: null },
+        {
+          week: "2025-W23",
+          plays: 0,
+          skip_rate: null,
+          avg_completion: null,
+          taste_hit_rate: null,
+          first_listen_share: null,
+          intra_list_diversity: null,
+        },
+        {
+          week: "2025-W24",
+          plays: 0,
+          skip_rate: null,
+          avg_completion: null,
+          taste_hit_rate: null,
+          first_listen_share: null,
+          intra_list_diversity: null,
+        },
       ])
     })
 
@@ -237,13 +254,30 @@ describe("trends", () => {
       // hits: u1's artist 1 twice (positive weight); artist 2 is negative, u2 has no profile
       expect(discovery.taste_hit_rate).toBe(0.5)
       const goTo = trends.series.find((s) => s.family === "go_to")!.points
-      expect(goTo[0]).toEqual({ week: "2025-W23", plays: 1, skip_rate: 0, avg_completion: 0.5, taste_hit_rate: 1 })
+      expect(goTo[0]).toEqual({
+        week: "2025-W23",
+        plays: 1,
+        skip_rate: 0,
+        avg_completion: 0.5,
+        taste_hit_rate: 1,
+        // these rows carry no track nor first-listen flag
+        first_listen_share: 0,
+        intra_list_diversity: null,
+      })
     })
 
     it("rows carry rates only, with no user or track identity", () => {
       for (const series of trends.series)
         for (const point of series.points)
-          expect(Object.keys(point).sort()).toEqual(["avg_completion", "plays", "skip_rate", "taste_hit_rate", "week"])
+          expect(Object.keys(point).sort()).toEqual([
+            "avg_completion",
+            "first_listen_share",
+            "intra_list_diversity",
+            "plays",
+            "skip_rate",
+            "taste_hit_rate",
+            "week",
+          ])
     })
 
     it("taste hits use the player's current profile, so profile drift changes past weeks", () => {
@@ -257,6 +291,84 @@ describe("trends", () => {
         rows: [row("u1", 1, 8, "daily_mix:1", false, 0.5)],
       })
       expect(again.series.find((s) => s.family === "go_to")!.points[0]!.taste_hit_rate).toBe(0)
+    })
+
+    it("share of first listens per family and week: plays that were the listener's first of the track", () => {
+      const played = (track: string, first: boolean, source: string) => ({
+        ...row("u1", 1, 1, source, false, 1),
+        track_id: track,
+        first_listen: first,
+      })
+      const result = weeklyTrends({
+        now,
+        weeks: 1,
+        profiles,
+        rows: [
+          played("t1", true, "discover"),
+          played("t1", false, "discover"),
+          played("t2", true, "discover"),
+          played("t3", false, "discover"),
+          played("t4", false, "daily_mix:1"),
+        ],
+      })
+      const point = (family: string) => result.series.find((s) => s.family === family)!.points[0]!
+      expect(point("discovery").first_listen_share).toBe(0.5)
+      expect(point("go_to").first_listen_share).toBe(0)
+      expect(point("radio").first_listen_share).toBeNull()
+    })
+
+    it("intra-list diversity: share of pairs by different artists in each listener's list, mean over lists", () => {
+      expect(artistPairDiversity(new Map([["t1", "a"]]))).toBeUndefined()
+      expect(
+        artistPairDiversity(
+          new Map([
+            ["t1", "a"],
+            ["t2", "a"],
+          ]),
+        ),
+      ).toBe(0)
+      expect(
+        artistPairDiversity(
+          new Map([
+            ["t1", "a"],
+            ["t2", "b"],
+          ]),
+        ),
+      ).toBe(1)
+      // a a b: pairs (aa) same, (ab)(ab) different → 2/3
+      expect(
+        artistPairDiversity(
+          new Map([
+            ["t1", "a"],
+            ["t2", "a"],
+            ["t3", "b"],
+          ]),
+        ),
+      ).toBeCloseTo(2 / 3, 12)
+      const played = (user: string, artist: number, track: string) => ({
+        ...row(user, artist, 1, "for_you", false, 1),
+        track_id: track,
+        first_listen: true,
+      })
+      const result = weeklyTrends({
+        now,
+        weeks: 1,
+        profiles,
+        rows: [
+          // u1: one artist three times (a repeat of t1 counts once): diversity 0
+          played("u1", 1, "t1"),
+          played("u1", 1, "t1"),
+          played("u1", 1, "t2"),
+          played("u1", 1, "t3"),
+          // u2: three artists: diversity 1
+          played("u2", 1, "t4"),
+          played("u2", 2, "t5"),
+          played("u2", 3, "t6"),
+          // u3: one track only: no list
+          played("u3", 4, "t7"),
+        ],
+      })
+      expect(result.series.find((s) => s.family === "discovery")!.points[0]!.intra_list_diversity).toBe(0.5)
     })
   })
 })

@@ -13,6 +13,10 @@ export const TrendPoint = Schema.Struct({
   skip_rate: Schema.NullOr(Schema.Number),
   avg_completion: Schema.NullOr(Schema.Number),
   taste_hit_rate: Schema.NullOr(Schema.Number),
+  /** share of the week's plays that were the listener's first play of the track (issue 28) */
+  first_listen_share: Schema.NullOr(Schema.Number),
+  /** mean over listeners of the share of pairs of tracks played from the family by different artists */
+  intra_list_diversity: Schema.NullOr(Schema.Number),
 })
 
 export const TrendSeries = Schema.Struct({

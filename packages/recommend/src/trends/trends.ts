@@ -39,6 +39,10 @@ export interface TrendPlayRow {
   readonly source: string | null
   readonly skipped: boolean
   readonly completion: number | null
+  /** the played track: tracks played from one family by one listener in one week form that week's list */
+  readonly track_id?: string | undefined
+  /** true when this was the listener's first play of the track ever */
+  readonly first_listen?: boolean | undefined
 }
 
 export interface TrendPoint {
@@ -49,6 +53,13 @@ export interface TrendPoint {
   readonly avg_completion: number | null
   /** share of plays whose artist has a positive weight in the player's current taste profile */
   readonly taste_hit_rate: number | null
+  /** share of plays that were the listener's first play of the track */
+  readonly first_listen_share: number | null
+  /**
+   * Intra-list diversity: each listener's distinct tracks played from the family in the week form a list; its
+   * diversity is the share of pairs of tracks by different artists; the mean over lists of two tracks or more.
+   */
+  readonly intra_list_diversity: number | null
 }
 
 export interface TrendSeries {
@@ -63,8 +74,34 @@ export interface Trends {
 }
 
 /**
+ * Intra-list diversity of one list given as track → artist: the share of its pairs of tracks by different
+ * artists (1 − Σ nₐ(nₐ − 1) / n(n − 1)); undefined below two tracks.
+ */
+export const artistPairDiversity = (artistOfTrack: ReadonlyMap<string, string>): number | undefined => {
+  const n = artistOfTrack.size
+  if (n < 2) return undefined
+  const perArtist = new Map<string, number>()
+  for (const artist of artistOfTrack.values()) perArtist.set(artist, (perArtist.get(artist) ?? 0) + 1)
+  let samePairs = 0
+  for (const count of perArtist.values()) samePairs += count * (count - 1)
+  return 1 - samePairs / (n * (n - 1))
+}
+
+const meanDiversity = (lists: Iterable<ReadonlyMap<string, string>>): number | null => {
+  let sum = 0
+  let count = 0
+  for (const list of lists) {
+    const value = artistPairDiversity(list)
+    if (value === undefined) continue
+    sum += value
+    count++
+  }
+  return count === 0 ? null : sum / count
+}
+
+/**
  * Weekly trends per family (spec "Administration"): skip rate, sample-weighted completion and taste-hit
- * rate. Taste hits are judged against each player's current profile, so they are recomputed over the
+ * rate, and (issue 28 item 6) the share of first listens and the intra-list diversity. Taste hits are judged against each player's current profile, so they are recomputed over the
  * whole window and drift with the profiles. Every family (and the baseline) gets a point for every week
  * of the window; a week without plays has null rates.
  */
@@ -80,14 +117,31 @@ export const weeklyTrends = (input: {
   const families = ["baseline", ...METRICS_FAMILIES] as const
   const cells = new Map<
     string,
-    { plays: number; skips: number; completionSum: number; completionCount: number; hits: number }
+    {
+      plays: number
+      skips: number
+      completionSum: number
+      completionCount: number
+      hits: number
+      firsts: number
+      /** per listener: track → artist of the tracks played (the week's list) */
+      lists: Map<string, Map<string, string>>
+    }
   >()
   for (const row of input.rows) {
     if (row.started_at_ms < from || row.started_at_ms > input.now) continue
     const family = familyOfSource(row.source)
     if (family === undefined) continue
     const key = `${family}|${Math.floor((row.started_at_ms - from) / WEEK_MS)}`
-    const cell = cells.get(key) ?? { plays: 0, skips: 0, completionSum: 0, completionCount: 0, hits: 0 }
+    const cell = cells.get(key) ?? {
+      plays: 0,
+      skips: 0,
+      completionSum: 0,
+      completionCount: 0,
+      hits: 0,
+      firsts: 0,
+      lists: new Map<string, Map<string, string>>(),
+    }
     cells.set(key, cell)
     cell.plays++
     if (row.skipped) cell.skips++
@@ -96,6 +150,12 @@ export const weeklyTrends = (input: {
       cell.completionCount++
     }
     if ((input.profiles.get(row.user_id)?.artists.get(row.artist_id) ?? 0) > 0) cell.hits++
+    if (row.first_listen === true) cell.firsts++
+    if (row.track_id !== undefined) {
+      const list = cell.lists.get(row.user_id) ?? new Map<string, string>()
+      cell.lists.set(row.user_id, list)
+      list.set(row.track_id, row.artist_id)
+    }
   }
   return {
     weeks,
@@ -104,13 +164,24 @@ export const weeklyTrends = (input: {
       family,
       points: weeks.map((week, w) => {
         const cell = cells.get(`${family}|${w}`)
-        if (cell === undefined) return { week, plays: 0, skip_rate: null, avg_completion: null, taste_hit_rate: null }
+        if (cell === undefined)
+          return {
+            week,
+            plays: 0,
+            skip_rate: null,
+            avg_completion: null,
+            taste_hit_rate: null,
+            first_listen_share: null,
+            intra_list_diversity: null,
+          }
         return {
           week,
           plays: cell.plays,
           skip_rate: cell.skips / cell.plays,
           avg_completion: cell.completionCount > 0 ? cell.completionSum / cell.completionCount : null,
           taste_hit_rate: cell.hits / cell.plays,
+          first_listen_share: cell.firsts / cell.plays,
+          intra_list_diversity: meanDiversity(cell.lists.values()),
         }
       }),
     })),

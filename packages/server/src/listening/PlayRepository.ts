@@ -83,6 +83,8 @@ const TrendRow = Schema.Struct({
   source: Schema.NullOr(Schema.String),
   skipped: Schema.Boolean,
   completion: Schema.NullOr(Schema.Number),
+  track_id: Schema.String,
+  first_listen: Schema.Boolean,
 })
 
 export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/server/PlayRepository", {
@@ -245,8 +247,11 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
     const trendRowsSince = (since: Date) =>
       sql`
         SELECT user_id, artist_id, (extract(epoch FROM started_at) * 1000)::float8 AS started_at_ms, source, skipped,
-               completion::float8 AS completion
-        FROM play_events WHERE started_at >= ${since}`.pipe(
+               completion::float8 AS completion, track_id,
+               NOT EXISTS (SELECT 1 FROM play_events earlier
+                           WHERE earlier.user_id = p.user_id AND earlier.track_id = p.track_id
+                             AND earlier.started_at < p.started_at) AS first_listen
+        FROM play_events p WHERE started_at >= ${since}`.pipe(
         Effect.flatMap(decodeRows(TrendRow)),
         orInternal("PlayRepository.trendRowsSince"),
       )

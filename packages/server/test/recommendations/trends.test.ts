@@ -147,6 +147,8 @@ layer(AdminLive().pipe(Layer.provideMerge(TestServerLive())), { excludeTestServi
             skip_rate: null,
             avg_completion: null,
             taste_hit_rate: null,
+            first_listen_share: null,
+            intra_list_diversity: null,
           })
         }),
     )
@@ -236,11 +238,45 @@ layer(AdminLive().pipe(Layer.provideMerge(TestServerLive())), { excludeTestServi
           for (const point of series.points)
             expect(Object.keys(point).sort()).toEqual([
               "avg_completion",
+              "first_listen_share",
+              "intra_list_diversity",
               "plays",
               "skip_rate",
               "taste_hit_rate",
               "week",
             ])
+      }),
+    )
+
+    it.effect("share of first listens and intra-list diversity per family and week, from the stored plays", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`DELETE FROM play_events`
+        const alice = yield* aUser("alice")
+        const bob = yield* aUser("bob")
+        const [artistA, artistB, t1, t2, t3, t4] = Array.from({ length: 6 }, () => randomUUID())
+        const play = (user: SignedIn, track: string, artist: string, at: Date, source: string) =>
+          sql`
+            INSERT INTO play_events (user_id, track_id, artist_id, client_id, started_at, ended_at, duration_played_ms,
+              track_duration_ms, skipped, completion, source, created_at)
+            VALUES (${user.user.id}, ${track}, ${artist}, 'test', ${at}, ${at}, 1000, 100000, false, 1, ${source}, ${at})`
+        // Before the window: Alice's first play of t1, so t1 in week 10 is a repeat.
+        yield* play(alice, t1!, artistA!, inWeek(0, -3), "for_you")
+        // Week 10, discovery: Alice t1 (repeat), t2 (first), t3 (first) by A, A, B; Bob t1 twice (first, repeat).
+        yield* play(alice, t1!, artistA!, inWeek(10, 1), "for_you")
+        yield* play(alice, t2!, artistA!, inWeek(10, 2), "discover")
+        yield* play(alice, t3!, artistB!, inWeek(10, 3), "for_you")
+        yield* play(bob, t1!, artistA!, inWeek(10, 1), "discover")
+        yield* play(bob, t1!, artistA!, inWeek(10, 2), "discover")
+        // Week 11, go-to: Bob t4 (first).
+        yield* play(bob, t4!, artistB!, inWeek(11, 1), "daily_mix:1")
+        const result = yield* trends()
+        const discovery = pointOf(result, "discovery", 10)
+        expect(discovery.plays).toBe(5)
+        expect(discovery.first_listen_share).toBeCloseTo(3 / 5, 12)
+        // Alice's list t1 t2 t3 (A A B): 2/3; Bob's list is one track: no list
+        expect(discovery.intra_list_diversity).toBeCloseTo(2 / 3, 12)
+        expect(pointOf(result, "go_to", 11)).toMatchObject({ first_listen_share: 1, intra_list_diversity: null })
       }),
     )
 

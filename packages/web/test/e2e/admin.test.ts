@@ -213,6 +213,9 @@ describe("admin pages", () => {
     await go(page, "/admin/trends", "Recommendation trends")
     await page.getByRole("img", { name: "Skip rate per week" }).waitFor()
     await page.getByRole("img", { name: "Taste-hit rate per week" }).waitFor()
+    // issue 28 item 6: first listens and intra-list diversity per family
+    await page.getByRole("img", { name: "Share of first listens per week" }).waitFor()
+    await page.getByRole("img", { name: /^Intra-list diversity per week/ }).waitFor()
     // Four weeks of plays: points in the plain-plays series of every chart.
     expect(await page.locator("figure.chart circle").count()).toBeGreaterThanOrEqual(4)
     await expectNoSeriousA11yViolations(page, "admin trends")

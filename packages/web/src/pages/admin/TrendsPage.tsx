@@ -17,6 +17,8 @@ const METRICS = [
   { key: "skip_rate", title: "Skip rate per week" },
   { key: "avg_completion", title: "Completion per week (sample-weighted)" },
   { key: "taste_hit_rate", title: "Taste-hit rate per week" },
+  { key: "first_listen_share", title: "Share of first listens per week" },
+  { key: "intra_list_diversity", title: "Intra-list diversity per week (pairs by different artists)" },
 ] as const
 
 /** Admin: per-source metrics week by week (GET /api/admin/recommendation-trends), with tuning changes marked. */
