@@ -1,5 +1,6 @@
 import { useSignal } from "@preact/signals"
 import type { Track } from "@tonearm/core"
+import type { ComponentChildren } from "preact"
 import { useEffect, useRef } from "preact/hooks"
 import { current, playQueue } from "../state/player.js"
 import { TrackArtists } from "./ArtistLinks.js"
@@ -59,6 +60,8 @@ export interface TrackListProps {
    */
   readonly queue?: ReadonlyArray<Track>
   readonly queueStart?: number
+  /** Something more in a row's actions (a system mix's pick reason), by the row's position in `tracks`. */
+  readonly rowExtra?: (at: number) => ComponentChildren
 }
 
 /** A virtualised track list: activate a title to play the list from that track. */
@@ -120,6 +123,7 @@ export function TrackList(props: TrackListProps) {
               </span>
               <span class="muted time">{formatMs(track.duration_ms)}</span>
               <span class="row-actions">
+                {props.rowExtra?.(at)}
                 <LikeButton kind="track" id={track.id} label={track.title} />
                 <Menu label={`More for ${track.title}`} items={() => trackMenuItems([track])}>
                   <Icon name="more" />

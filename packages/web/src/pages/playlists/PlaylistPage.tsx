@@ -8,6 +8,7 @@ import { formatMs, plural } from "../../components/format.js"
 import { Icon } from "../../components/Icon.js"
 import { asId } from "../../components/ids.js"
 import { LikeButton } from "../../components/LikeButton.js"
+import { PickReasonButton } from "../../components/PickReason.js"
 import { QueueMenu } from "../../components/QueueMenu.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
@@ -268,6 +269,9 @@ export default function PlaylistPage({ params }: PageProps) {
             </span>
             <span class="muted time">{formatMs(entry.track.duration_ms)}</span>
             <LikeButton kind="track" id={entry.track.id} label={entry.track.title} />
+            {entry.reason !== null && (
+              <PickReasonButton reason={entry.reason} title={entry.track.title} id={entry.entry_id} />
+            )}
             {editable && (
               <>
                 <button

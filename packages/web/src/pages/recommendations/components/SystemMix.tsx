@@ -4,6 +4,7 @@ import { DateTime } from "effect"
 import { useEffect } from "preact/hooks"
 import { formatMs, plural } from "../../../components/format.js"
 import { MakeMixes, mixesNeverMade, PlaylistsStatus } from "../../../components/MakeMixes.js"
+import { PickReasonButton } from "../../../components/PickReason.js"
 import { QueueMenu } from "../../../components/QueueMenu.js"
 import { TrackList } from "../../../components/TrackList.js"
 import { Status, useLoad } from "../../../components/useLoad.js"
@@ -154,7 +155,18 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
           <p class="muted">No tracks in this mix yet.</p>
         )
       ) : (
-        <TrackList tracks={tracks} source={kind} label={`Tracks of ${title}`} showAlbum />
+        <TrackList
+          tracks={tracks}
+          source={kind}
+          label={`Tracks of ${title}`}
+          showAlbum
+          rowExtra={(at) => {
+            const entry = data.tracks[at]
+            return entry?.reason == null ? null : (
+              <PickReasonButton reason={entry.reason} title={entry.track.title} id={entry.entry_id} />
+            )
+          }}
+        />
       )}
     </section>
   )
