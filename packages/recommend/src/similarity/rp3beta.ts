@@ -44,16 +44,21 @@ export const rp3Scores = (model: Rp3Model, item: number): Map<number, number> =>
   const scores = new Map<number, number>()
   const listeners = model.byItem[item]
   if (listeners === undefined || listeners.length === 0) return scores
+  // Dense accumulation (one array per call, the size of the artist count), then the reached ones.
+  const dense = new Float64Array(model.interactions.items)
+  const reached: Array<number> = []
   const d = model.itemDegree[item]!
+  const alpha = model.alpha
   for (const [u, xui] of listeners) {
-    const first = (xui / d) ** model.alpha
+    const first = (xui / d) ** alpha
     const du = model.userDegree[u]!
     for (const [j, xuj] of model.interactions.rows[u]!) {
       if (j === item) continue
-      scores.set(j, (scores.get(j) ?? 0) + first * (xuj / du) ** model.alpha)
+      if (dense[j] === 0) reached.push(j)
+      dense[j]! += first * (alpha === 1 ? xuj / du : (xuj / du) ** alpha)
     }
   }
-  for (const [j, score] of scores) scores.set(j, score / model.itemDegree[j]! ** model.beta)
+  for (const j of reached) scores.set(j, dense[j]! / model.itemDegree[j]! ** model.beta)
   return scores
 }
 

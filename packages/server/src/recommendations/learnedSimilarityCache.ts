@@ -10,12 +10,13 @@ import {
 /**
  * The learned artist similarity (EASE + RP3beta over every listener's plays) lives in the engine's process
  * between requests: fitting it costs up to seconds (LEARNED_SIMILARITY.ease.maxItems bounds it), answering a
- * seed from it milliseconds. It is refitted when the co-listening rows or the catalog changed, at most once
- * per LEARNED_REFIT_MS on a large server (its neighbours move slowly; a day's new plays barely shift them), at
- * once on a small one (fewer than LEARNED_SMALL_ARTISTS artists played: a fit there is instant and each new
- * listener matters).
+ * seed from it milliseconds. It is refitted when the co-listening rows or the catalog changed: at once on a
+ * small server (fewer than LEARNED_SMALL_ARTISTS artists played: a fit there takes milliseconds and each new
+ * listener matters), at most once a day on a large one, like the nightly rebuild (its neighbours move slowly,
+ * a day's new plays barely shift them; at the nightly bench's shape a fit takes 20–50 s of the engine's
+ * process, which then serves the similar-artist job that asked for it).
  */
-export const LEARNED_REFIT_MS = 15 * 60_000
+export const LEARNED_REFIT_MS = 24 * 60 * 60_000
 export const LEARNED_SMALL_ARTISTS = 500
 
 /** A cheap fingerprint of the co-listening rows: their count and an order-independent hash. */
