@@ -1,4 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { rebuildSystemSnapshots } from "../src/index.js"
 import {
   groupShareCap,
   largestGroupShare,
@@ -7,6 +9,7 @@ import {
   repeatedLists,
   sameItems,
 } from "../src/surfaces/diversity.js"
+import { atTime, gridCatalog, play, surfaceInput } from "./fixtures.js"
 
 /** Items as [artist, relevance]. */
 type Item = readonly [artist: number, relevance: number]
@@ -71,4 +74,34 @@ describe("diversity", () => {
     expect(largestGroupShare([1, 1, 2, 3], (x) => x)).toBe(0.5)
     expect(largestGroupShare([], (x) => x)).toBe(0)
   })
+
+  it.effect("On repeat and Rediscover are never the same list: Rediscover is withheld when it would repeat it", () =>
+    Effect.gen(function* () {
+      const catalog = gridCatalog(10, 5)
+      // Two tracks, four plays each in the last ten days: both On repeat and both Rediscover-eligible.
+      const plays = [0, 1].flatMap((n) => [1, 3, 6, 9].map((days) => play(n, days)))
+      const { surfaces } = yield* atTime(rebuildSystemSnapshots(surfaceInput(catalog, plays)))
+      const onRepeat = surfaces.find((s) => s.variant === "on_repeat")!
+      const rediscover = surfaces.find((s) => s.variant === "rediscover")!
+      expect(onRepeat.picks).toHaveLength(2)
+      expect(rediscover).toEqual({ variant: "rediscover", picks: [], withheld: true })
+    }),
+  )
+
+  it.effect("Rediscover puts tracks already On repeat last when other tracks are eligible", () =>
+    Effect.gen(function* () {
+      const catalog = gridCatalog(10, 5)
+      const plays = [
+        ...[0, 1].flatMap((n) => [1, 3, 6, 9].map((days) => play(n, days))),
+        ...[10, 11].flatMap((n) => [40, 50, 60].map((days) => play(n, days))),
+      ]
+      const { surfaces } = yield* atTime(rebuildSystemSnapshots(surfaceInput(catalog, plays)))
+      const ids = (variant: string) => surfaces.find((s) => s.variant === variant)!.picks.map((p) => p.track_id)
+      const onRepeat = new Set(ids("on_repeat"))
+      const rediscover = ids("rediscover")
+      expect(rediscover).toHaveLength(4)
+      expect(rediscover.slice(0, 2).some((id) => onRepeat.has(id))).toBe(false)
+      expect(rediscover.slice(2).every((id) => onRepeat.has(id))).toBe(true)
+    }),
+  )
 })

@@ -3,6 +3,7 @@ import { Effect, Random } from "effect"
 import { forEachTrackEntry } from "../catalog/trackEntries.js"
 import { isEmptyProfile } from "../taste/TasteProfile.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { DISCOVER_ARTIST_SHARE, groupShareCap } from "./diversity.js"
 import { directDraws } from "./draws.js"
 import { makeExplainer, makeReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
@@ -106,7 +107,12 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
       { kind: "random", slots: DISCOVER_SLOTS.random, items: random },
     ]
     const explain = makeExplainer(input, basis, scoreOptions)
-    const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE).map(({ item, kind }) => ({
+    // No artist above DISCOVER_ARTIST_SHARE (10 %) of the deck: a track whose artist is full is passed over
+    // in its bucket, and the bucket's next track takes the slot (issue 28).
+    const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE, {
+      groupOf: (t) => catalog.trackArtist[t]!,
+      max: groupShareCap(DISCOVER_DECK_SIZE, DISCOVER_ARTIST_SHARE),
+    }).map(({ item, kind }) => ({
       track_id: catalog.tracks[item]!.id,
       pick_kind: kind,
       score: score(item),

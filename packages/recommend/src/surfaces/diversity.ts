@@ -1,3 +1,4 @@
+import { type Catalog, cosine } from "../catalog/Catalog.js"
 import { type RediscoverStat, rankRediscover } from "./ladders.js"
 
 /**
@@ -150,3 +151,22 @@ export const homeRediscover = <Id extends string>(
   now: number,
   size: number,
 ): Array<Id> => preferUnshown(rankRediscover(stats, now), new Set<unknown>(shown), size)
+
+/**
+ * How alike two catalog artists sound, for MMR: 1 for the same artist, else the cosine of their tag vectors
+ * (0 for untagged artists). Memoised per pair within one call site.
+ */
+export const artistSimilarity = (catalog: Catalog): ((a: number, b: number) => number) => {
+  const memo = new Map<number, number>()
+  const n = catalog.artistIds.length
+  return (a, b) => {
+    if (a === b) return 1
+    const key = a < b ? a * n + b : b * n + a
+    let value = memo.get(key)
+    if (value === undefined) {
+      value = cosine(catalog.artistVectors[a]!, catalog.artistVectors[b]!)
+      memo.set(key, value)
+    }
+    return value
+  }
+}

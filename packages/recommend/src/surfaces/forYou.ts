@@ -1,15 +1,21 @@
 import { Effect } from "effect"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { artistSimilarity, mmrRerank } from "./diversity.js"
 import { makeExplainer, tasteReason } from "./reasons.js"
 import type { Pick, Surface, SurfaceInput } from "./Surface.js"
 import { withMinimum } from "./Surface.js"
-import { capPerGroup, topK, weightedSampleIndexes } from "./select.js"
+import { bestPerGroup, topK, weightedSampleIndexes } from "./select.js"
 
 /** For You (rule 7): 50 tracks, a head of the 25 top-scored and a tail of 25 sampled from ranks 25–400. */
 export const FOR_YOU_SIZE = 50
 export const FOR_YOU_HEAD = 25
 export const FOR_YOU_DEPTH = 400
 export const FOR_YOU_ARTIST_CAP = 2
+/**
+ * The small-pool size: a ranked pool (after the per-artist cap) of at most this many tracks has nothing
+ * deeper than the head, so it is all `taste` and filled from the fallback pool. Any deeper pool keeps a tail.
+ */
+export const FOR_YOU_SMALL_POOL = FOR_YOU_HEAD
 
 /** Deeper ranks are drawn less often: rank r (from the head's end) has weight 1 / (1 + r / 50). */
 const tailWeight = (rank: number) => 1 / (1 + rank / 50)
@@ -37,11 +43,14 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
     const { allowed, match } = basis
     const pool: Array<number> = []
     for (let t = 0; t < catalog.size; t++) if (allowed[t] === 1 && match[t]! > 0) pool.push(t)
-    const ranked = capPerGroup(
-      topK(pool, score, FOR_YOU_DEPTH * 2),
-      (t) => catalog.trackArtist[t]!,
-      FOR_YOU_ARTIST_CAP,
-    ).slice(0, FOR_YOU_DEPTH)
+    // The per-artist cap first (each artist's best two), then the depth: a pool led by a few artists keeps
+    // its depth, so the tail is there whenever the capped pool is deeper than the head (issue 28).
+    const artistOf = (t: number) => catalog.trackArtist[t]!
+    const ranked = topK(
+      bestPerGroup(pool, artistOf, score, FOR_YOU_ARTIST_CAP, catalog.artistIds.length),
+      score,
+      FOR_YOU_DEPTH,
+    )
     const picks: Array<Pick> = []
     const pick = (t: number, kind: Pick["pick_kind"], value: number, fallback = false) =>
       picks.push({
@@ -50,22 +59,37 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
         score: value,
         reason: tasteReason(input, t, (fallback ? explainFallback : explain)(t)),
       })
-    if (ranked.length > FOR_YOU_SIZE) {
-      for (const t of ranked.slice(0, FOR_YOU_HEAD)) pick(t, "taste", score(t))
+    const head = ranked.slice(0, FOR_YOU_HEAD)
+    for (const t of head) pick(t, "taste", score(t))
+    if (ranked.length > FOR_YOU_SMALL_POOL) {
       const deeper = ranked.slice(FOR_YOU_HEAD)
-      const tail = yield* weightedSampleIndexes(deeper.length, tailWeight, FOR_YOU_SIZE - FOR_YOU_HEAD)
-      for (const rank of tail) pick(deeper[rank]!, "fresh", score(deeper[rank]!))
-    } else {
-      for (const t of ranked) pick(t, "taste", score(t))
-      const chosen = new Set(ranked)
+      const drawn = (yield* weightedSampleIndexes(deeper.length, tailWeight, FOR_YOU_SIZE - FOR_YOU_HEAD)).map(
+        (rank) => deeper[rank]!,
+      )
+      // The tail plays in an order that keeps alike artists apart (MMR over the drawn tracks).
+      const similar = artistSimilarity(catalog)
+      const tail = mmrRerank(drawn, {
+        relevance: score,
+        similarity: (a, b) => similar(artistOf(a), artistOf(b)),
+        size: drawn.length,
+      })
+      for (const t of tail) pick(t, "fresh", score(t))
+    }
+    if (picks.length < FOR_YOU_SIZE) {
+      // Too small a pool (or a tail shorter than 25): the near-whole-library fallback fills it, stamped taste.
+      const chosen = new Set(picks.map((p) => p.track_id))
       const perArtist = new Map<number, number>()
-      for (const t of ranked) perArtist.set(catalog.trackArtist[t]!, (perArtist.get(catalog.trackArtist[t]!) ?? 0) + 1)
+      for (const p of picks) {
+        const artist = artistOf(catalog.trackIndex.get(p.track_id)!)
+        perArtist.set(artist, (perArtist.get(artist) ?? 0) + 1)
+      }
       const fallbackScore = makeScorer(input, basis, { weights: input.tuning.daily_mix, now, context, fallback: true })
       const fallbackPool: Array<number> = []
-      for (let t = 0; t < catalog.size; t++) if (allowed[t] === 1 && !chosen.has(t)) fallbackPool.push(t)
+      for (let t = 0; t < catalog.size; t++)
+        if (allowed[t] === 1 && !chosen.has(catalog.tracks[t]!.id)) fallbackPool.push(t)
       for (const t of topK(fallbackPool, fallbackScore, FOR_YOU_SIZE * 4)) {
         if (picks.length >= FOR_YOU_SIZE) break
-        const artist = catalog.trackArtist[t]!
+        const artist = artistOf(t)
         const count = perArtist.get(artist) ?? 0
         if (count >= FOR_YOU_ARTIST_CAP) continue
         perArtist.set(artist, count + 1)

@@ -230,13 +230,17 @@ export interface Bucket<K> {
  * their given order, so the first pick comes from the first bucket and every prefix follows the slot
  * ratios. An item already taken by another bucket is skipped, and keeps the kind of the bucket that took
  * it. A bucket that runs out leaves the rotation, so its remaining slots pass to the others in
- * proportion to their slots.
+ * proportion to their slots. With `cap`, an item whose group already holds `cap.max` picks is skipped
+ * too (the per-artist share of the Discover deck).
  */
 export const interleaveBuckets = <K>(
   buckets: ReadonlyArray<Bucket<K>>,
   size: number,
+  cap?: { readonly groupOf: (item: number) => number; readonly max: number },
 ): Array<{ readonly item: number; readonly kind: K }> => {
   const taken = new Set<number>()
+  const groupCounts = new Map<number, number>()
+  const full = (item: number) => cap !== undefined && (groupCounts.get(cap.groupOf(item)) ?? 0) >= cap.max
   const cursor = buckets.map(() => 0)
   const credit = buckets.map(() => 0)
   const active = buckets.map((bucket) => bucket.slots > 0)
@@ -245,7 +249,7 @@ export const interleaveBuckets = <K>(
     const items = buckets[b]!.items
     while (cursor[b]! < items.length) {
       const item = items[cursor[b]!]!
-      if (!taken.has(item)) return item
+      if (!taken.has(item) && !full(item)) return item
       cursor[b]!++
     }
     return undefined
@@ -264,6 +268,7 @@ export const interleaveBuckets = <K>(
     credit[best]! -= total
     const item = nextOf(best)!
     taken.add(item)
+    if (cap !== undefined) groupCounts.set(cap.groupOf(item), (groupCounts.get(cap.groupOf(item)) ?? 0) + 1)
     cursor[best]!++
     out.push({ item, kind: buckets[best]!.kind })
   }

@@ -41,6 +41,8 @@ const FIXED_NAMES: Partial<Record<SystemVariant, string>> = {
 /** What a client shows on the unlock placeholder of a withheld mix. */
 export const lockedReasonOf = (variant: SystemVariant, name: string): string => {
   const minimum = minimumMixSize(variant)
+  // A mix with no minimum is withheld only when it would repeat another mix track for track (issue 28).
+  if (minimum === 0) return `${name} unlocks once it has tracks of its own, not the same list as another mix.`
   return variant === "new_for_you" || variant === "first_listens"
     ? `${name} unlocks once at least ${minimum} tracks you have not heard match your taste.`
     : `${name} unlocks once Tonearm knows your taste a little better: keep listening, it needs at least ${minimum} tracks to pick from.`
