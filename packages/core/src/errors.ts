@@ -108,6 +108,7 @@ export class MethodNotAllowed extends coded(
  */
 export const ConflictReason = Schema.Literal(
   "system_playlist",
+  "smart_playlist",
   "username_taken",
   "email_taken",
   "last_admin",
@@ -118,6 +119,7 @@ export const ConflictReason = Schema.Literal(
   "unsafe_path",
   "no_manager",
   "no_matching_file",
+  "not_configured",
   "unknown",
 )
 export type ConflictReason = typeof ConflictReason.Type

@@ -1,6 +1,6 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import { Schema } from "effect"
-import { envelopeOf, InvalidToken, NotFound, ServiceUnavailable } from "../errors.js"
+import { Conflict, envelopeOf, InvalidToken, NotFound, ServiceUnavailable } from "../errors.js"
 import { Authentication } from "../http/Authentication.js"
 import { LastfmSessionRequest, ScrobblerSettings, ScrobblerUpdate } from "./Scrobbling.js"
 
@@ -33,10 +33,11 @@ export class ScrobblersApi extends HttpApiGroup.make("scrobblers")
       .setPayload(LastfmSessionRequest)
       .addSuccess(ScrobblerSettings)
       .addError(envelopeOf(InvalidToken))
+      .addError(envelopeOf(Conflict))
       .addError(envelopeOf(ServiceUnavailable))
       .annotate(
         OpenApi.Description,
-        "Exchanges the `token` Last.fm's web auth gave the callback for a session key (auth.getSession, signed), stores it and switches Last.fm scrobbling on. A token Last.fm refuses: 400 invalid_token; Last.fm not configured on this server or unreachable: 503.",
+        "Exchanges the `token` Last.fm's web auth gave the callback for a session key (auth.getSession, signed), stores it and switches Last.fm scrobbling on. A token Last.fm refuses: 400 invalid_token; Last.fm not configured on this server: 409 conflict; Last.fm unreachable: 503.",
       ),
   )
   .middleware(Authentication)

@@ -1,6 +1,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import {
+  Conflict,
   InvalidToken,
   isScrobbleProvider,
   LastfmSession,
@@ -155,9 +156,11 @@ export class ScrobblingService extends Effect.Service<ScrobblingService>()("@ton
     const connectLastfm = Effect.fn("ScrobblingService.connectLastfm")(function* (userId: UserId, token: string) {
       const credentials = lastfmCredentials()
       if (credentials === undefined)
-        return yield* new ServiceUnavailable({
+        // The server's own setup, not an outage: 409, which no retry fixes (issue 29: no 5xx from any input).
+        return yield* new Conflict({
           message:
             "Last.fm scrobbling is not configured on this server (TONEARM_LASTFM_API_KEY and TONEARM_LASTFM_SHARED_SECRET)",
+          reason: "not_configured",
         })
       const request = HttpClientRequest.post(`${providers.lastfm.baseUrl}/2.0/`).pipe(
         HttpClientRequest.bodyUrlParams(signLastfm(lastfmSessionParams(token, credentials.apiKey), credentials.secret)),

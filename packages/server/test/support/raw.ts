@@ -35,6 +35,9 @@ export const raw = (
           path,
           headers: {
             ...(options.body !== undefined ? { "content-type": "application/json" } : {}),
+            // A declared length, as every client sends for a body in hand: node:http would send a DELETE's body
+            // with neither a length nor chunking, which the server can only read as the start of another request.
+            ...(options.body !== undefined ? { "content-length": String(Buffer.byteLength(options.body)) } : {}),
             ...(options.token !== undefined ? { authorization: `Bearer ${options.token}` } : {}),
             ...options.headers,
           },
