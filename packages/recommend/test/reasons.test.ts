@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { PickReason, REASON_KINDS } from "@tonearm/core"
+import { PickReason, REASON_KINDS, rescoreParts, SHIPPED_TUNING } from "@tonearm/core"
 import { Effect, Schema } from "effect"
 import {
   DISCOVER_REASONS,
@@ -87,6 +87,22 @@ describe("pick reasons (issue 28 item 3)", () => {
       const picks: ReadonlyArray<Pick> = yield* atTime(radio(input, { kind: "track", id: seed }, { size: 20 }))
       expect(picks.length).toBeGreaterThan(0)
       for (const pick of picks) expect(pick.reason).toMatchObject({ kind: "seed_track", seed_id: seed })
+    }),
+  )
+
+  it.effect("the tuning page's what-if: rescoring the parts under the same weights gives the score back", () =>
+    Effect.gen(function* () {
+      const surface = yield* atTime(forYou(input))
+      const weights = SHIPPED_TUNING.daily_mix
+      for (const pick of surface.picks)
+        expect(rescoreParts(pick.reason.score_parts, weights, weights)).toBeCloseTo(pick.score, 3)
+      // doubling the taste weight doubles the taste part only; a zero weight hides its feature
+      const parts = { taste: 0.5, like: 0.25, recency: -0.1, plays: 3 }
+      expect(rescoreParts(parts, weights, { ...weights, taste_weight: weights.taste_weight * 2 })).toBeCloseTo(
+        1 + 0.25 - 0.1 + 3,
+        12,
+      )
+      expect(rescoreParts({ novelty: 0 }, { ...weights, novelty_weight: 0 }, weights)).toBe(0)
     }),
   )
 

@@ -8,6 +8,7 @@ import { DiscoverDeck, Mbid, SimilarArtist, Snooze, SnoozeRequest, Suggestion } 
 import { MetricsQuery, RecommendationMetrics } from "./Metrics.js"
 import { MixesBuilt } from "./MixBuild.js"
 import { Radio, RadioRequest } from "./Radio.js"
+import { TuningSampleQuery } from "./reasons.js"
 import { RecommendationTrends, TrendsQuery } from "./Trends.js"
 import { TuningAuditRow, TuningPatchRequest, TuningResetRequest, TuningScopeView, TuningView } from "./Tuning.js"
 
@@ -129,6 +130,16 @@ export class TuningApi extends HttpApiGroup.make("tuning")
       .addSuccess(TuningScopeView),
   )
   .add(HttpApiEndpoint.get("audit", "/api/admin/recommendation-tuning/audit").addSuccess(Schema.Array(TuningAuditRow)))
+  .add(
+    HttpApiEndpoint.get("sample", "/api/admin/recommendation-tuning/sample")
+      .setUrlParams(TuningSampleQuery)
+      .addSuccess(PlaylistDetail)
+      .addError(envelopeOf(NotFound))
+      .annotate(
+        OpenApi.Description,
+        "One user's system playlist (For You unless `variant` names another) with each entry's reason and score parts, so the tuning page can show how each weight moved the list. An unknown user or a playlist they do not have is 404.",
+      ),
+  )
   .middleware(AdminAuthentication)
   .annotate(OpenApi.Title, "Admin: recommendation tuning") {}
 

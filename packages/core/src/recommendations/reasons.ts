@@ -1,4 +1,6 @@
 import { Schema } from "effect"
+import { SystemVariant } from "./kinds.js"
+import type { WeightProfile } from "./Tuning.js"
 
 /**
  * Why a track is on a system playlist (issue 28 item 3): a closed set of reason kinds, stamped on every
@@ -58,3 +60,37 @@ export const PickReason = Schema.Struct({
   score_parts: ScoreParts,
 })
 export type PickReason = typeof PickReason.Type
+
+/** The weight each weighted score part is the product of (rule 2). */
+export const PART_WEIGHTS = {
+  similarity: "similarity_weight",
+  taste: "taste_weight",
+  context: "context_time_weight",
+  like: "like_weight",
+  novelty: "novelty_weight",
+  popularity: "popularity_weight",
+  recency: "recency_penalty_weight",
+  skips: "skip_penalty_weight",
+} as const satisfies Record<string, keyof WeightProfile>
+
+/**
+ * A pick's score under other weights (the tuning page's what-if): each part is weight × feature, so under
+ * `to` it is part × to / from. A part whose `from` weight is 0 hides its feature and stays 0; a part that is
+ * not a weighted term (`plays`) is kept as it is.
+ */
+export const rescoreParts = (parts: ScoreParts, from: WeightProfile, to: WeightProfile): number => {
+  let score = 0
+  for (const [name, value] of Object.entries(parts)) {
+    const field = PART_WEIGHTS[name as keyof typeof PART_WEIGHTS]
+    if (field === undefined) score += value
+    else if (from[field] !== 0) score += (value * to[field]) / from[field]
+  }
+  return score
+}
+
+/** Query of the tuning page's sample list: one user's system playlist (For You by default). */
+export const TuningSampleQuery = Schema.Struct({
+  username: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200)),
+  variant: Schema.optional(SystemVariant),
+})
+export type TuningSampleQuery = typeof TuningSampleQuery.Type

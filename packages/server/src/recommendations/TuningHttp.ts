@@ -1,11 +1,16 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { CurrentSession, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
+import { AccountsService } from "../accounts/index.js"
+import { PlaylistsService } from "../playlists/index.js"
 import { TuningService } from "./TuningService.js"
+import { tuningSample } from "./tuningSample.js"
 
 export const TuningHttpLive = HttpApiBuilder.group(TonearmApi, "tuning", (handlers) =>
   Effect.gen(function* () {
     const tuning = yield* TuningService
+    const accounts = yield* AccountsService
+    const playlists = yield* PlaylistsService
     return handlers
       .handle("get", () => tuning.view())
       .handle("patch", ({ payload }) =>
@@ -15,5 +20,11 @@ export const TuningHttpLive = HttpApiBuilder.group(TonearmApi, "tuning", (handle
         Effect.flatMap(CurrentSession, ({ user }) => tuning.reset(user.id, payload.scope)),
       )
       .handle("audit", () => tuning.audit())
+      .handle("sample", ({ urlParams }) =>
+        tuningSample(urlParams).pipe(
+          Effect.provideService(AccountsService, accounts),
+          Effect.provideService(PlaylistsService, playlists),
+        ),
+      )
   }),
 )

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { REASON_KINDS } from "@tonearm/core"
 import { Effect, Layer } from "effect"
-import { AdminLive, aUser, ScannedLive } from "../ownData.js"
+import { Admin, AdminLive, aUser, ScannedLive } from "../ownData.js"
 import { arrangePlays, libraryTracks, syntheticLibrary } from "../support/listening.js"
 import { raw } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
@@ -86,6 +86,26 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
       const mine = yield* alice.client.playlists.create({ payload: { name: "Mine", track_ids: [tracks[0]!.id] } })
       const own = yield* entriesOf(mine.id, alice.token)
       expect(own.map((entry) => entry.reason)).toEqual([null])
+    }),
+  )
+
+  it.effect("the tuning page's sample: an admin reads a user's list with its score parts; 404, 403, 400", () =>
+    Effect.gen(function* () {
+      const { alice, forYou } = yield* aRebuiltListener
+      const admin = yield* Admin
+      const sample = yield* admin.client.tuning.sample({ urlParams: { username: alice.user.username } })
+      expect(sample.id).toBe(forYou.id)
+      expect(sample.tracks.length).toBe(forYou.tracks.length)
+      expect(sample.tracks.every((entry) => entry.reason !== null)).toBe(true)
+      const path = "/api/admin/recommendation-tuning/sample"
+      const unknown = yield* raw("GET", `${path}?username=nobody-here`, { token: admin.token })
+      expect(unknown.status).toBe(404)
+      const none = yield* raw("GET", `${path}?username=${alice.user.username}&variant=on_repeat`, {
+        token: admin.token,
+      })
+      expect([200, 404]).toContain(none.status)
+      expect((yield* raw("GET", `${path}?username=x&variant=nonsense`, { token: admin.token })).status).toBe(400)
+      expect((yield* raw("GET", `${path}?username=${alice.user.username}`, { token: alice.token })).status).toBe(403)
     }),
   )
 

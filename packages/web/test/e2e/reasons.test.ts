@@ -118,6 +118,37 @@ describe("pick reasons on system playlist entries", () => {
     })
   }
 
+  for (const [name, size] of SIZES) {
+    it(`${name}: the tuning page shows a listener's list per weight and re-ranks it under what-if weights`, async () => {
+      const context = await browser.newContext({ ...size, bypassCSP: true })
+      const { page, errors } = await signedInPage(server, context)
+      await openAt(page, `${server.url}/admin/tuning`, "Recommendation tuning")
+      const sample = page.locator("section.tuning-sample")
+      await sample.getByLabel("Listener", { exact: true }).selectOption("admin")
+      await sample.getByLabel("List", { exact: true }).selectOption("for_you")
+      await sample.getByRole("button", { name: "Show the list" }).click()
+      const table = sample.getByRole("table", { name: /^Score parts of / })
+      await table.waitFor()
+      const rows = table.locator("tbody tr")
+      expect(await rows.count()).toBeGreaterThanOrEqual(15)
+      expect(await sample.locator("tr[data-moved='no']").count()).toBe(await rows.count())
+      await sample.getByText(/^Share of the list's score: similarity \d+% · taste \d+%/).waitFor()
+      // Turning the taste weight off re-ranks the list: some rows move.
+      await sample.getByLabel("taste_weight", { exact: true }).fill("0")
+      await eventually(
+        async () =>
+          (await sample.locator("tr[data-moved='up'], tr[data-moved='down']").count()) > 0 ? true : undefined,
+        5_000,
+        "rows to move",
+      )
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
+      await expectNoSeriousA11yViolations(page, `tuning sample ${name}`)
+      await screenshot(page, `tuning-sample-${name}`)
+      expect(errors).toEqual([])
+      await context.close()
+    })
+  }
+
   it("the For You page shows each entry's reason on hover", async () => {
     const context = await browser.newContext(SIZES[1][1])
     const { page, errors } = await signedInPage(server, context)

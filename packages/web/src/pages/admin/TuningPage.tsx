@@ -6,6 +6,7 @@ import { plural, when } from "../../components/format.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
+import { TuningSample } from "./TuningSample.js"
 
 const SCOPE_TITLE: Record<TuningScope, string> = {
   radio: "Radio weights",
@@ -210,6 +211,12 @@ function Tuning() {
             onSaved={saved}
           />
         ))}
+      {data !== undefined && (
+        <TuningSample
+          weights={data.scopes.daily_mix.current}
+          usernames={users.data?.map((user) => user.username) ?? []}
+        />
+      )}
       <Rebuild />
       <section class="admin-card" aria-labelledby="audit-heading">
         <h2 id="audit-heading">Audit</h2>
