@@ -22,6 +22,11 @@ export interface Surface {
   readonly variant: SystemVariant
   readonly picks: ReadonlyArray<Pick>
   readonly withheld: boolean
+  /**
+   * Built before the cold-start gate (issue 28) from likes, the library's popularity and the first plays:
+   * the server labels the playlist a starter mix in its description.
+   */
+  readonly starter?: boolean | undefined
 }
 
 export interface SimilarArtist {

@@ -2,8 +2,9 @@ import type { Tier } from "@tonearm/core"
 import { dailyMixVariant } from "@tonearm/core"
 import { Effect } from "effect"
 import { cosine, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
+import { passesColdStartGate } from "../history/ListeningHistory.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
-import { makeExplainer, makeReason } from "./reasons.js"
+import { makeExplainer, makeReason, tasteReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
 import {
   type Bucket,
@@ -189,5 +190,69 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
         withheld: false,
       })
     }
-    return mixes
+    if (passesColdStartGate(history)) return mixes
+    // Before the cold-start gate every mix is labelled a starter mix; with no cluster mix, the starter mix.
+    if (mixes.length === 0) {
+      const starter = yield* starterMix(input)
+      return starter === undefined ? [] : [starter]
+    }
+    return mixes.map((mix) => ({ ...mix, starter: true }))
+  })
+
+/**
+ * Cold start (issue 28): before the cold-start gate, when no cluster makes a mix, Daily Mix 1 is a starter
+ * mix instead of nothing: tier1 the tracks the user liked or played, tier2 unheard tracks of the artists they
+ * liked or played, tier3 the library's most popular tracks (other listeners' plays; the fallback score when
+ * nobody plays yet), interleaved 50/30/20, at most 6 per artist, labelled `starter`.
+ */
+export const starterMix = (input: SurfaceInput): Effect.Effect<Surface | undefined> =>
+  Effect.gen(function* () {
+    const now = yield* nowMillis
+    const basis = scoringBasis(input)
+    const { candidates: catalog, history } = input
+    const options = { weights: input.tuning.daily_mix, now, context: contextAt(input, now), fallback: true }
+    const score = makeScorer(input, basis, options)
+    const explain = makeExplainer(input, basis, options)
+    const known = new Set<number>()
+    const tier1: Array<number> = []
+    for (let t = 0; t < catalog.size; t++)
+      if (basis.allowed[t] === 1 && (basis.like[t]! > 0 || (history.trackPlays[t]! > 0 && basis.match[t]! >= 0))) {
+        tier1.push(t)
+        known.add(catalog.trackArtist[t]!)
+      }
+    const tier2: Array<number> = []
+    const tier3: Array<number> = []
+    for (let t = 0; t < catalog.size; t++) {
+      if (basis.allowed[t] !== 1 || basis.unheard[t] !== 1 || basis.artistWeight[catalog.trackArtist[t]!]! < 0) continue
+      if (known.has(catalog.trackArtist[t]!)) tier2.push(t)
+      else tier3.push(t)
+    }
+    const popular = (t: number) => basis.popularity[t]! * 10 + score(t)
+    const buckets: ReadonlyArray<Bucket<Tier>> = [
+      { kind: "tier1", slots: DAILY_MIX_TIER_SLOTS.tier1, items: topK(tier1, score, DAILY_MIX_SIZE) },
+      { kind: "tier2", slots: DAILY_MIX_TIER_SLOTS.tier2, items: topK(tier2, score, DAILY_MIX_SIZE) },
+      { kind: "tier3", slots: DAILY_MIX_TIER_SLOTS.tier3, items: topK(tier3, popular, DAILY_MIX_SIZE * 3) },
+    ]
+    const mixed = interleaveBuckets(buckets, DAILY_MIX_SIZE, {
+      groupOf: (t) => catalog.trackArtist[t]!,
+      max: DAILY_MIX_ARTIST_CAP,
+    })
+    if (mixed.length < DAILY_MIX_MIN_TRACKS) return undefined
+    const ordered = spreadGroups(mixed, (entry) => catalog.trackArtist[entry.item]!)
+    return {
+      variant: dailyMixVariant(1),
+      picks: ordered.map(({ item, kind }) => ({
+        track_id: catalog.tracks[item]!.id,
+        pick_kind: kind,
+        score: score(item),
+        reason:
+          kind === "tier3"
+            ? makeReason(input, "popular", explain(item), { artist: catalog.tracks[item]!.artist_id })
+            : basis.like[item]! > 0
+              ? makeReason(input, "liked", explain(item), { artist: catalog.tracks[item]!.artist_id })
+              : tasteReason(input, item, explain(item)),
+      })),
+      withheld: false,
+      starter: true,
+    }
   })

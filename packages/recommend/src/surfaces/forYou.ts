@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { passesColdStartGate } from "../history/ListeningHistory.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
 import { artistSimilarity, mmrRerank } from "./diversity.js"
 import { makeExplainer, tasteReason } from "./reasons.js"
@@ -96,5 +97,7 @@ export const forYou = (input: SurfaceInput): Effect.Effect<Surface> =>
         pick(t, "taste", fallbackScore(t), true)
       }
     }
-    return withMinimum("for_you", picks)
+    const surface = withMinimum("for_you", picks)
+    // Before the cold-start gate For You is built from likes, popularity and the first plays: a starter mix.
+    return surface.withheld || passesColdStartGate(input.history) ? surface : { ...surface, starter: true }
   })

@@ -34,6 +34,8 @@ export interface SystemSnapshot {
   readonly variant: SystemVariant
   readonly name: string
   readonly lockedReason: string | null
+  /** The playlist's description: the starter-mix label before the cold-start gate (issue 28), else none. */
+  readonly description?: string | null | undefined
   readonly picks: ReadonlyArray<{
     readonly track_id: TrackId
     readonly pick_kind: PickKind | null
@@ -255,11 +257,13 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         }
         const written = yield* sql<{ id: PlaylistId; system_variant: string }>`
           INSERT INTO playlists (owner_id, name, description, system_variant, locked_reason, created_at, updated_at)
-          SELECT ${ownerId}, s.name, NULL, s.variant, s.locked_reason, ${now}, ${now}
+          SELECT ${ownerId}, s.name, s.description, s.variant, s.locked_reason, ${now}, ${now}
           FROM unnest(${snapshots.map((s) => s.variant)}::text[], ${snapshots.map((s) => s.name)}::text[],
-                      ${snapshots.map((s) => s.lockedReason)}::text[]) AS s (variant, name, locked_reason)
+                      ${snapshots.map((s) => s.lockedReason)}::text[],
+                      ${snapshots.map((s) => s.description ?? null)}::text[]) AS s (variant, name, locked_reason, description)
           ON CONFLICT (owner_id, system_variant) WHERE system_variant IS NOT NULL DO UPDATE SET
-            name = EXCLUDED.name, locked_reason = EXCLUDED.locked_reason, updated_at = EXCLUDED.updated_at
+            name = EXCLUDED.name, locked_reason = EXCLUDED.locked_reason, description = EXCLUDED.description,
+            updated_at = EXCLUDED.updated_at
           RETURNING id, system_variant`
         const idOf = new Map(written.map((row) => [row.system_variant, row.id]))
         // The entries travel as one JSON text (a nightly rebuild writes ~1,000 per user): serialised natively,

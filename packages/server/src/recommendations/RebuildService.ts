@@ -38,6 +38,13 @@ const FIXED_NAMES: Partial<Record<SystemVariant, string>> = {
   on_repeat: "On repeat",
 }
 
+/**
+ * The label of a mix built before the cold-start gate (issue 28), as the playlist's `description`: the line a
+ * Spotify or Plexamp listener reads under a mix's title, saying what it is made of and that it will change.
+ */
+export const STARTER_MIX_DESCRIPTION =
+  "Starter mix: built from your likes, your first plays and what is popular here. It gets more personal as you listen."
+
 /** What a client shows on the unlock placeholder of a withheld mix. */
 export const lockedReasonOf = (variant: SystemVariant, name: string): string => {
   const minimum = minimumMixSize(variant)
@@ -151,6 +158,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
             variant: surface.variant,
             name,
             lockedReason: surface.withheld ? lockedReasonOf(surface.variant, name) : null,
+            description: surface.starter === true ? STARTER_MIX_DESCRIPTION : null,
             picks: surface.picks,
           }
         })
@@ -167,10 +175,13 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
           : result.surfaces.map((surface) =>
               surface.withheld
                 ? surface
-                : withMinimum(
-                    surface.variant,
-                    surface.picks.filter((pick) => !flagged.has(pick.track_id)),
-                  ),
+                : {
+                    ...withMinimum(
+                      surface.variant,
+                      surface.picks.filter((pick) => !flagged.has(pick.track_id)),
+                    ),
+                    starter: surface.starter,
+                  },
             ),
       )
       const now = yield* currentDate

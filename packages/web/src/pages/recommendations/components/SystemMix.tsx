@@ -105,6 +105,10 @@ export function SystemMix(props: { readonly kind: string; readonly title?: strin
             {plural(data.track_count, "track")} · {formatMs(data.duration_ms)} · made for you
           </p>
         )}
+        {data?.description && (
+          // The starter-mix label before the cold-start gate (issue 28): what the mix is made of for now.
+          <p class="mix-description">{data.description}</p>
+        )}
         {row !== undefined && (
           <p class="muted mix-made" data-updated-at={DateTime.formatIso(row.updated_at)}>
             Made{" "}
