@@ -7,8 +7,10 @@ import {
   loadableTimeZone,
   loginThrottleDecision,
   loginThrottleKeys,
+  Password,
   RegisterRequest,
   UpdateProfileRequest,
+  weakPasswordReason,
 } from "../src/index.js"
 
 describe("time zones (PUT /api/me/timezone)", () => {
@@ -84,11 +86,11 @@ describe("stream-token secret (spec Authentication 4; contract: base64url of at 
 describe("account payloads", () => {
   it("usernames are trimmed and may not contain whitespace; passwords are 8 to 256 characters", () => {
     const decode = Schema.decodeUnknownEither(RegisterRequest)
-    expect(Either.getOrThrow(decode({ username: "  ada ", password: "12345678" })).username).toBe("ada")
-    expect(Either.isLeft(decode({ username: "a d", password: "12345678" }))).toBe(true)
-    expect(Either.isLeft(decode({ username: "", password: "12345678" }))).toBe(true)
+    expect(Either.getOrThrow(decode({ username: "  ada ", password: "ada plays 8" })).username).toBe("ada")
+    expect(Either.isLeft(decode({ username: "a d", password: "ada plays 8" }))).toBe(true)
+    expect(Either.isLeft(decode({ username: "", password: "ada plays 8" }))).toBe(true)
     expect(Either.isLeft(decode({ username: "ada", password: "1234567" }))).toBe(true)
-    expect(Either.isRight(decode({ username: "ada", password: "x".repeat(256) }))).toBe(true)
+    expect(Either.isRight(decode({ username: "ada", password: "xy".repeat(128) }))).toBe(true)
     expect(Either.isLeft(decode({ username: "ada", password: "x".repeat(257) }))).toBe(true)
   })
 
@@ -98,5 +100,24 @@ describe("account payloads", () => {
     expect(decode({ display_name: " Ada " })).toEqual({ display_name: "Ada" })
     expect(decode({})).toEqual({})
     expect(() => decode({ email: "nope" })).toThrow(/email/)
+  })
+})
+
+describe("password blocklist (issue 29)", () => {
+  const decode = Schema.decodeUnknownEither(Password)
+  it("blank, one repeated character and the most common passwords are refused with a clear message", () => {
+    for (const [password, reason] of [
+      ["        ", "must not be blank"],
+      ["password", "most common"],
+      ["PassWord1 ", "most common"],
+      ["12345678", "most common"],
+      ["aaaaaaaaaa", "one character repeated"],
+    ] as const) {
+      const decoded = decode(password)
+      expect(Either.isLeft(decoded), password).toBe(true)
+      if (Either.isLeft(decoded)) expect(decoded.left.message, password).toContain(reason)
+    }
+    expect(weakPasswordReason("correct horse battery")).toBeUndefined()
+    expect(Either.isRight(decode("ada plays 8"))).toBe(true)
   })
 })

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
 import { UserId } from "../ids.js"
+import { weakPasswordReason } from "./passwordPolicy.js"
 
 /** 1–64 characters, surrounding whitespace trimmed, none inside, no control characters. */
 export const Username = Schema.Trim.pipe(
@@ -8,7 +9,7 @@ export const Username = Schema.Trim.pipe(
   Schema.pattern(/^[^\s\p{Cc}]+$/u, { message: () => "username must not contain whitespace or control characters" }),
 )
 
-/** Password policy (contract): 8 to 256 characters. */
+/** Password policy (contract): 8 to 256 characters; and none that is blank or among the most common (issue 29). */
 export const PASSWORD_MIN_LENGTH = 8
 export const PASSWORD_MAX_LENGTH = 256
 export const Password = Schema.String.pipe(
@@ -18,6 +19,7 @@ export const Password = Schema.String.pipe(
   Schema.maxLength(PASSWORD_MAX_LENGTH, {
     message: () => `password must be at most ${PASSWORD_MAX_LENGTH} characters`,
   }),
+  Schema.filter((password) => weakPasswordReason(password) ?? true),
 )
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/

@@ -221,7 +221,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       return yield* mintResetLink(id)
     })
 
-    /** Single use; every session of the user is revoked. */
+    /** Single use; every other reset link and every session of the user is revoked. */
     const resetPassword = (token: string, password: string) =>
       Effect.gen(function* () {
         const now = yield* currentDate
@@ -230,6 +230,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
           return yield* new InvalidToken({ message: "the reset link is invalid, expired or already used" })
         }
         yield* users.setPasswordHash(userId.value, yield* hashPassword(password), now)
+        yield* resets.revokeAllFor(userId.value, now)
         yield* sessions.revokeAll(userId.value)
       }).pipe(
         sql.withTransaction,
@@ -248,7 +249,10 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       if (!(yield* verifyPassword(current, user.password_hash))) {
         return yield* new WrongPassword({ message: "current_password is wrong" })
       }
-      yield* users.setPasswordHash(userId, yield* hashPassword(next), yield* currentDate)
+      const now = yield* currentDate
+      yield* users.setPasswordHash(userId, yield* hashPassword(next), now)
+      // Older reset links must not undo the change (issue 29).
+      yield* resets.revokeAllFor(userId, now)
       yield* sessions.revokeAllExcept(userId, sessionId)
     })
 

@@ -36,6 +36,13 @@ export class PasswordResetRepository extends Effect.Service<PasswordResetReposit
           orInternal("PasswordResetRepository.consume"),
         )
 
+      /** Every unused link of the user stops working (a reset or a password change happened: issue 29). */
+      const revokeAllFor = (userId: UserId, now: Date) =>
+        sql`UPDATE password_resets SET used_at = ${now} WHERE user_id = ${userId} AND used_at IS NULL`.pipe(
+          Effect.asVoid,
+          orInternal("PasswordResetRepository.revokeAllFor"),
+        )
+
       /** Drops tokens that can no longer be used, so the table stays small. */
       const prune = (now: Date) =>
         sql`DELETE FROM password_resets WHERE expires_at <= ${now} OR used_at IS NOT NULL`.pipe(
@@ -43,7 +50,7 @@ export class PasswordResetRepository extends Effect.Service<PasswordResetReposit
           orInternal("PasswordResetRepository.prune"),
         )
 
-      return { insert, consume, prune } as const
+      return { insert, consume, revokeAllFor, prune } as const
     }),
   },
 ) {}

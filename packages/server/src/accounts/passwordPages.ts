@@ -48,7 +48,7 @@ const html = (body: string) =>
     HttpServerResponse.setHeaders({
       "cache-control": "no-store",
       "content-security-policy":
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'",
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'",
       "referrer-policy": "no-referrer",
     }),
   )

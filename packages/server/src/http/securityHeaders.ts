@@ -42,12 +42,11 @@ export const securityHeaders = HttpMiddleware.make((app) =>
       const type = response.headers["content-type"] ?? ("contentType" in response.body ? response.body.contentType : "")
       const html = type.startsWith("text/html")
       const docs = request.url.startsWith("/docs")
-      const headers: Record<string, string> = {
-        "x-content-type-options": "nosniff",
-        "x-frame-options": "DENY",
-        "referrer-policy": "same-origin",
-      }
-      if (html) headers["content-security-policy"] = docs ? DOCS_POLICY : WEB_CONTENT_SECURITY_POLICY
+      const headers: Record<string, string> = { "x-content-type-options": "nosniff", "x-frame-options": "DENY" }
+      // A response with a policy of its own (the password pages: no referrer at all, their own CSP) keeps it.
+      if (response.headers["referrer-policy"] === undefined) headers["referrer-policy"] = "same-origin"
+      if (html && response.headers["content-security-policy"] === undefined)
+        headers["content-security-policy"] = docs ? DOCS_POLICY : WEB_CONTENT_SECURITY_POLICY
       if (isHttps(request)) headers["strict-transport-security"] = HSTS
       return Effect.succeed(HttpServerResponse.setHeaders(response, headers))
     }),

@@ -73,6 +73,46 @@ layer(TestServerLive({ mailWebhookUrl: Option.some(`${mailbox.url}/mail`) }), { 
       }),
     )
 
+    it.effect("a reset or a password change revokes every older reset link of the account", () =>
+      Effect.gen(function* () {
+        const anonymous = yield* makeTonearmClient()
+        const before = mailbox.requests.length
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "admin" } })
+        const first = (yield* lastResetToken(before + 1)).token
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "admin" } })
+        const second = (yield* lastResetToken(before + 2)).token
+        yield* anonymous.auth.resetPassword({ payload: { token: second, password: "a third secret" } })
+        const stale = yield* anonymous.auth
+          .resetPassword({ payload: { token: first, password: "an attacker's pick" } })
+          .pipe(Effect.flip)
+        expect(stale._tag).toBe("InvalidToken")
+
+        yield* anonymous.auth.forgotPassword({ payload: { username_or_email: "admin" } })
+        const third = (yield* lastResetToken(before + 3)).token
+        const session = yield* logIn("admin", "a third secret")
+        yield* session.client.me.changePassword({
+          payload: { current_password: "a third secret", new_password: "brand new secret" },
+        })
+        const afterChange = yield* anonymous.auth
+          .resetPassword({ payload: { token: third, password: "an attacker's pick" } })
+          .pipe(Effect.flip)
+        expect(afterChange._tag).toBe("InvalidToken")
+        expect((yield* logIn("admin", "brand new secret")).user.username).toBe("admin")
+      }),
+    )
+
+    it.effect("a common or blank password is refused with a clear 400, on reset and registration alike", () =>
+      Effect.gen(function* () {
+        for (const password of ["password", "        ", "12345678"]) {
+          const response = yield* raw("POST", "/api/auth/reset-password", {
+            body: JSON.stringify({ token: "x".repeat(43), password }),
+          })
+          expect(response.status, password).toBe(400)
+          expect((response.json as { error: { message: string } }).error.message).toMatch(/common|blank/)
+        }
+      }),
+    )
+
     it.effect("an expired or unknown reset token is 400 invalid_token and changes nothing", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
