@@ -102,3 +102,19 @@ export const tasteReason = (input: SurfaceInput, t: number, parts: ScoreParts): 
   makeReason(input, dominantKind(parts), parts, {
     artist: input.candidates.artistIds[input.candidates.trackArtist[t]!],
   })
+
+/**
+ * A stored reason with its line naming an artist, for a reader that knows names the engine did not (the server
+ * reading a snapshot): `name` is the seed artist's for a reason with a seed, else the track's own artist's. A
+ * line the engine already named, or a kind whose line names nobody, is kept.
+ */
+export const namedReason = (reason: PickReason, name: string | undefined): PickReason =>
+  name === undefined ||
+  reason.text !== reasonText(reason.kind, undefined) ||
+  reasonText(reason.kind, name) === reason.text
+    ? reason
+    : { ...reason, text: reasonText(reason.kind, name) }
+
+/** The reasons whose `seed_id` is an artist (a track radio's seed is a track). */
+export const hasArtistSeed = (reason: PickReason): boolean =>
+  reason.seed_id !== undefined && reason.kind !== "seed_track"

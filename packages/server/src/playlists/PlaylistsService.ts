@@ -15,6 +15,7 @@ import {
   type TrackId,
   type UserId,
 } from "@tonearm/core"
+import { hasArtistSeed, namedReason } from "@tonearm/recommend"
 import { Effect, Option } from "effect"
 import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
@@ -76,6 +77,15 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
             ? stored
             : yield* quarantine.withoutFlagged(playlist.owner_id, stored, (entry) => entry.track_id)
         const tracks = yield* library.tracksByIds([...new Set(entries.map((entry) => entry.track_id))])
+        // Reasons name the seed artist, or the track's own artist (the engine has no names)
+        const seeds = new Set(
+          entries.flatMap((entry) =>
+            entry.reason !== null && hasArtistSeed(entry.reason) ? [entry.reason.seed_id!] : [],
+          ),
+        )
+        const seedNames = new Map(
+          (yield* library.artistsByIds([...seeds])).map((artist) => [artist.id as string, artist.name]),
+        )
         const byId = new Map(tracks.map((track) => [track.id as string, track]))
         return new PlaylistDetail({
           ...toRow(playlist),
@@ -89,7 +99,15 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
                     entry_id: entry.entry_id,
                     position: entry.position,
                     pick_kind: entry.pick_kind,
-                    reason: entry.reason,
+                    reason:
+                      entry.reason === null
+                        ? null
+                        : namedReason(
+                            entry.reason,
+                            entry.reason.seed_id === undefined
+                              ? track.artist_name
+                              : seedNames.get(entry.reason.seed_id),
+                          ),
                     track,
                   }),
                 ]

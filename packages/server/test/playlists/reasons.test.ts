@@ -55,6 +55,21 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
         )
         expect(entry.reason!.score_parts.recency).toBeLessThanOrEqual(0)
       }
+      // the server names the artist the engine could not: "Because you like <the track's artist>"
+      const taste = entries.filter((entry) => entry.reason!.kind === "taste")
+      expect(taste.length).toBeGreaterThan(0)
+      for (const entry of taste)
+        expect(entry.reason!.text).toBe(
+          `Because you like ${(entry.track as unknown as { artist_name: string }).artist_name}`,
+        )
+      // Songs like <artist>: the seed artist is named by its id
+      const rows0 = yield* alice.client.playlists.list()
+      const songsLike = rows0.find((row) => row.system_variant?.startsWith("songs_like_artist:") && !row.locked)
+      if (songsLike !== undefined) {
+        const detail = yield* alice.client.playlists.get({ path: { id: songsLike.id } })
+        const seedName = songsLike.name.replace(/^Songs like /, "")
+        for (const entry of detail.tracks) expect(entry.reason!.text).toContain(seedName)
+      }
       // every other system playlist of the rebuild too (the SDK decodes the same shape)
       const rows = yield* alice.client.playlists.list()
       for (const row of rows.filter((r) => r.system_variant !== null && !r.locked)) {
