@@ -2,12 +2,11 @@ import type { Browser } from "playwright-core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { arrangePlays, libraryTracks } from "../../../server/test/support/listening.js"
 import {
-  adminCall,
-  eventually,
   expectNoSeriousA11yViolations,
   launchBrowser,
   newListener,
   openAt,
+  rebuildNow,
   SIZES,
   screenshot,
   signedInPage,
@@ -22,8 +21,6 @@ import {
 let server: WebServer
 let browser: Browser
 
-const call = <A = unknown>(method: string, path: string, body?: unknown) => adminCall<A>(server, method, path, body)
-
 beforeAll(async () => {
   server = await startServer()
   browser = await launchBrowser()
@@ -32,16 +29,7 @@ beforeAll(async () => {
   await server.run(
     arrangePlays((user as { user: { id: string } }).user.id, tracks.slice(0, 3), { times: 1, daysAgo: 1 }),
   )
-  const started = await call<{ id: string }>("POST", "/api/admin/recommendation-rebuilds", { username: "newcomer" })
-  await eventually(
-    async () => {
-      const run = await call<{ state: string }>("GET", `/api/admin/recommendation-rebuilds/${started.id}`)
-      if (run.state === "failed") throw new Error("the rebuild failed")
-      return run.state === "done" ? run : undefined
-    },
-    60_000,
-    "the rebuild",
-  )
+  await rebuildNow(server, "newcomer")
 })
 afterAll(async () => {
   await browser?.close()

@@ -174,3 +174,21 @@ export const eventually = async <A>(
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
+
+/** Runs the admin rebuild of one user's recommendations and waits until it is done (throws when it failed). */
+export const rebuildNow = async (server: WebServer, username: string) => {
+  const started = await adminCall<{ id: string }>(server, "POST", "/api/admin/recommendation-rebuilds", { username })
+  const run = await eventually(
+    async () => {
+      const state = await adminCall<{ state: string }>(
+        server,
+        "GET",
+        `/api/admin/recommendation-rebuilds/${started.id}`,
+      )
+      return state.state === "running" ? undefined : state
+    },
+    60_000,
+    `the rebuild of ${username}`,
+  )
+  if (run.state !== "done") throw new Error(`the rebuild of ${username} ended ${run.state}`)
+}
