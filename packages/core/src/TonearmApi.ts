@@ -30,6 +30,7 @@ import {
 import { AdminRequestsApi, ManagerApi, RequestsApi } from "./requests/RequestsApi.js"
 import { ScrobblersApi } from "./scrobbling/ScrobblingApi.js"
 import { TrustedProxiesApi } from "./settings/TrustedProxiesApi.js"
+import { SmartPlaylistsApi } from "./smartPlaylists/SmartPlaylistsApi.js"
 import { CastApi, StreamingApi } from "./streaming/StreamingApi.js"
 import { SubsonicCredentialsApi } from "./subsonic/SubsonicApi.js"
 import { SyncApi } from "./sync/SyncApi.js"
@@ -59,6 +60,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(PlaysApi)
   .add(LikesApi)
   .add(PlaylistsApi)
+  .add(SmartPlaylistsApi)
   .add(PlayQueueApi)
   .add(RecommendationsApi)
   .add(SystemPlaylistsApi)

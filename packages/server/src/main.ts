@@ -111,6 +111,7 @@ import {
 import { AdminRequestsHttpLive, ManagerHttpLive, RequestsHttpLive, RequestsService } from "./requests/index.js"
 import { ScrobblersHttpLive, ScrobblingService } from "./scrobbling/index.js"
 import { TrustedProxies, TrustedProxiesHttpLive } from "./settings/index.js"
+import { SmartPlaylistsHttpLive, SmartPlaylistsService } from "./smartPlaylists/index.js"
 import {
   CastHttpLive,
   CastService,
@@ -168,6 +169,7 @@ const ListeningServicesLive = Layer.mergeAll(
   RatingsService.Default,
   PlaylistsService.Default,
   PlaylistCover.Default,
+  SmartPlaylistsService.Default.pipe(Layer.provide(PlaylistsService.Default)),
 ).pipe(Layer.provideMerge(LikesService.Default))
 
 /** Where the recommendation engine computes: its own processes, off the HTTP event loop (tests may place it here). */
@@ -260,6 +262,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     ScrobblersHttpLive,
     LikesHttpLive,
     PlaylistsHttpLive,
+    SmartPlaylistsHttpLive,
     PlayQueueHttpLive,
     SyncHttpLive,
     HomeHttpLive,

@@ -18,6 +18,8 @@ export const PlaylistRowFields = {
   /** A system mix withheld below its minimum size: listed with no tracks, so a client shows its unlock placeholder. */
   locked: Schema.Boolean,
   locked_reason: Schema.NullOr(Schema.String),
+  /** A smart playlist (issue 28): the server fills its entries from its rules (GET /api/smart-playlists/{id}). */
+  smart: Schema.Boolean,
   updated_at: Schema.DateTimeUtc,
 }
 export class PlaylistRow extends Schema.Class<PlaylistRow>("PlaylistRow")(PlaylistRowFields) {}

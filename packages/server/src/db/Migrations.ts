@@ -22,6 +22,7 @@ import m0019 from "./migrations/0019_listening_history.js"
 import m0020 from "./migrations/0020_scrobbling.js"
 import m0021 from "./migrations/0021_ratings.js"
 import m0023 from "./migrations/0023_pick_reasons.js"
+import m0024 from "./migrations/0024_smart_playlists.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -47,6 +48,7 @@ export const migrations = {
   "0020_scrobbling": m0020,
   "0021_ratings": m0021,
   "0023_pick_reasons": m0023,
+  "0024_smart_playlists": m0024,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

@@ -46,6 +46,7 @@ export interface SystemSnapshot {
 /** Counts only entries whose track is still in the library. */
 const SELECT_PLAYLIST = `
   SELECT p.id, p.owner_id, p.name, p.description, p.system_variant, p.locked_reason, p.updated_at,
+         EXISTS (SELECT 1 FROM smart_playlists sp WHERE sp.playlist_id = p.id) AS smart,
          count(t.id)::int AS track_count, COALESCE(sum(t.duration_ms), 0)::float8 AS duration_ms
   FROM playlists p
   LEFT JOIN playlist_tracks pt ON pt.playlist_id = p.id

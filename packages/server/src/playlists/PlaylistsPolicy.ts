@@ -20,3 +20,16 @@ export const ensureEditable = (playlist: PlaylistRecord, user: UserId) =>
           }),
         ),
   )
+
+/** A smart playlist's entries are filled from its rules (issue 28): the entry routes refuse them (409). */
+export const ensureEntriesEditable = (playlist: PlaylistRecord, user: UserId) =>
+  Effect.flatMap(ensureEditable(playlist, user), (editable) =>
+    editable.smart
+      ? Effect.fail(
+          new Conflict({
+            message: "a smart playlist is filled from its rules: change the rules instead of the tracks",
+            reason: "smart_playlist",
+          }),
+        )
+      : Effect.succeed(editable),
+  )

@@ -24,7 +24,7 @@ import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { QuarantineService } from "../moderation/index.js"
 import { type EntryRecord, type PlaylistRecord, PlaylistRepository, type SystemSnapshot } from "./PlaylistRepository.js"
-import { ensureEditable, ensureOwned } from "./PlaylistsPolicy.js"
+import { ensureEditable, ensureEntriesEditable, ensureOwned } from "./PlaylistsPolicy.js"
 
 /** Display names of the singleton system playlists, when one is created before its first build. */
 const SYSTEM_NAMES: Record<SingletonSystemKind, string> = { for_you: "For You", discover: "Discover" }
@@ -39,6 +39,7 @@ const toRow = (playlist: PlaylistRecord) =>
     refreshable: playlist.system_variant !== null && isSingletonKind(playlist.system_variant),
     locked: playlist.locked_reason !== null,
     locked_reason: playlist.locked_reason,
+    smart: playlist.smart,
     updated_at: playlist.updated_at,
   })
 
@@ -210,7 +211,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       >,
     ) =>
       Effect.gen(function* () {
-        const playlist = yield* Effect.flatMap(load(id), (found) => ensureEditable(found, user))
+        const playlist = yield* Effect.flatMap(load(id), (found) => ensureEntriesEditable(found, user))
         yield* Effect.gen(function* () {
           yield* lockForEdit(id)
           const ordered = yield* edit(yield* playlists.entries(id))
@@ -268,6 +269,26 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
         return Effect.succeed(entryIds.map((entry) => byId.get(entry)!))
       })
     })
+
+    /**
+     * The entries of a playlist the server fills (a smart playlist's, issue 28), in the caller's transaction under
+     * the playlist's row lock: a track that stays keeps its entry, so a refill that changes nothing logs no entry.
+     */
+    const replaceEntries = (id: PlaylistId, trackIds: ReadonlyArray<TrackId>) =>
+      Effect.gen(function* () {
+        yield* lockForEdit(id)
+        const playlist = yield* load(id)
+        const kept = new Map<string, Array<PlaylistEntryId>>()
+        for (const entry of yield* playlists.entries(id))
+          kept.set(entry.track_id, [...(kept.get(entry.track_id) ?? []), entry.entry_id])
+        yield* saveEntries(
+          playlist,
+          trackIds.map((track_id) => {
+            const entry_id = kept.get(track_id)?.shift()
+            return entry_id === undefined ? { track_id, pick_kind: null } : { entry_id, track_id, pick_kind: null }
+          }),
+        )
+      })
 
     /** The user's singleton system playlist of `kind`, made empty if it was never built. */
     const systemPlaylist = (user: UserId, kind: SingletonSystemKind) =>
@@ -331,6 +352,7 @@ export class PlaylistsService extends Effect.Service<PlaylistsService>()("@tonea
       removeEntries,
       reorder,
       systemPlaylist,
+      replaceEntries,
       detail: detailOf,
       replaceSystemPlaylists,
       rotationState,

@@ -2,6 +2,7 @@ import { isActiveUser, nextRunAt, type UserId } from "@tonearm/core"
 import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { AccountLifecycle, AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
+import { SmartPlaylistsService } from "../smartPlaylists/index.js"
 import { RebuildJobRepository } from "./RebuildJobRepository.js"
 import { RebuildService } from "./RebuildService.js"
 import { defaultEngineWorkers } from "./RecommendationEngineWorker.js"
@@ -44,6 +45,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
     const jobs = yield* RebuildJobRepository
     const rebuilds = yield* RebuildService
     const accounts = yield* AccountsService
+    const smartPlaylists = yield* SmartPlaylistsService
 
     /** Claims one due job (moving it to its next 03:00 in the same statement), or none. */
     const claimOne = Effect.gen(function* () {
@@ -73,6 +75,10 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
      */
     const runOne = (user: UserId) =>
       Effect.gen(function* () {
+        // The user's smart playlists follow the library and their plays every night, active or not (issue 28).
+        yield* smartPlaylists
+          .refreshOwned(user)
+          .pipe(Effect.catchAll((error) => Effect.logError(`smart playlists of user ${user} failed`, error)))
         const now = yield* currentDate
         const last = yield* jobs.lastActivity(user)
         if (isActiveUser(last === null ? null : last.getTime(), now.getTime())) return true

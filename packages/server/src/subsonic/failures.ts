@@ -86,7 +86,9 @@ export const subsonicAnswerOf = (error: unknown): SubsonicAnswer | undefined => 
   if (error instanceof Conflict) {
     return error.reason === "system_playlist"
       ? { code: SubsonicErrorCode.notAuthorized, message: SYSTEM_PLAYLIST }
-      : { code: SubsonicErrorCode.generic, message: error.message }
+      : error.reason === "smart_playlist"
+        ? { code: SubsonicErrorCode.notAuthorized, message: error.message }
+        : { code: SubsonicErrorCode.generic, message: error.message }
   }
   if (error instanceof Forbidden) return { code: SubsonicErrorCode.notAuthorized, message: error.message }
   if (error instanceof InvalidRequest) return { code: SubsonicErrorCode.generic, message: error.message }
@@ -95,3 +97,6 @@ export const subsonicAnswerOf = (error: unknown): SubsonicAnswer | undefined => 
 
 /** The answer to a system playlist's edit (also refused before a service is asked). */
 export const systemPlaylistRefusal = () => notAuthorized(SYSTEM_PLAYLIST)
+/** A smart playlist (issue 28) is filled from its rules, which Subsonic apps cannot see or change. */
+export const smartPlaylistRefusal = () =>
+  notAuthorized("Smart playlists are filled from their rules and cannot be edited by apps")

@@ -70,6 +70,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
           "locked_reason",
           "name",
           "refreshable",
+          "smart",
           "system_variant",
           "track_count",
           "updated_at",

@@ -12,7 +12,7 @@ import {
 import { DateTime, Effect } from "effect"
 import { PlaylistsService } from "../../playlists/index.js"
 import { isUuid, songs } from "../answers.js"
-import { notAuthorized, notFound, systemPlaylistRefusal } from "../failures.js"
+import { notAuthorized, notFound, smartPlaylistRefusal, systemPlaylistRefusal } from "../failures.js"
 import { method, param, type SubsonicMethod } from "../method.js"
 
 // The playlist service's failures answer through the shared mapping: an unknown song 70 "Song not found", another
@@ -29,8 +29,8 @@ const playlistOf = (user: SessionUser, row: PlaylistRow | PlaylistDetail) => ({
   created: DateTime.formatIso(row.updated_at),
   changed: DateTime.formatIso(row.updated_at),
   coverArt: `pl-${row.id}`,
-  // System playlists are rebuilt by the server: apps must not offer to edit them.
-  readonly: row.system_variant !== null,
+  // System playlists are rebuilt by the server, smart ones filled from their rules: apps must not offer to edit them.
+  readonly: row.system_variant !== null || row.smart,
 })
 
 /** Another user's playlist does not exist for the caller (70), exactly as in the JSON API. */
@@ -81,6 +81,7 @@ export const playlistMethods: ReadonlyArray<SubsonicMethod> = [
           return yield* playlistPayload(user, created)
         }
         const existing = yield* playlistDetail(user, playlistId)
+        if (existing.smart) return yield* smartPlaylistRefusal()
         if (name !== undefined && name.trim() !== "") yield* playlists.update(user.id, existing.id, { name })
         if (existing.tracks.length > 0) {
           yield* playlists.removeEntries(
@@ -111,6 +112,7 @@ export const playlistMethods: ReadonlyArray<SubsonicMethod> = [
         const playlists = yield* PlaylistsService
         const existing = yield* playlistDetail(user, playlistId)
         if (existing.system_variant !== null) return yield* systemPlaylistRefusal()
+        if (existing.smart) return yield* smartPlaylistRefusal()
         if ((name !== undefined && name.trim() !== "") || comment !== undefined) {
           yield* playlists.update(user.id, existing.id, {
             ...(name !== undefined && name.trim() !== "" ? { name } : {}),

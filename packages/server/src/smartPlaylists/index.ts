@@ -1,0 +1,3 @@
+export { SmartPlaylistRepository } from "./SmartPlaylistRepository.js"
+export { SmartPlaylistsHttpLive } from "./SmartPlaylistsHttp.js"
+export { SmartPlaylistsService } from "./SmartPlaylistsService.js"
