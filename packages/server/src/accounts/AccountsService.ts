@@ -29,11 +29,11 @@ import {
 } from "@tonearm/core"
 import { DateTime, Effect, Option } from "effect"
 import { currentDate, minutesAfter } from "../clock.js"
-import { TonearmConfig } from "../config/TonearmConfig.js"
+import { passwordHashCostOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import type { ClientInfo } from "../http/connection.js"
 import { AccountLifecycle } from "./AccountLifecycle.js"
-import { decoyPasswordHash, hashPassword, hashToken, newToken, verifyPassword } from "./credentials.js"
+import { decoyPasswordHash, hashPassword, hashToken, needsRehash, newToken, verifyPassword } from "./credentials.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Mailer } from "./Mailer.js"
 import { PasswordResetRepository } from "./PasswordResetRepository.js"
@@ -64,7 +64,17 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     const mailer = yield* Mailer
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
-    const decoy = yield* decoyPasswordHash
+    const hashCost = passwordHashCostOf(config)
+    const decoy = yield* decoyPasswordHash(hashCost)
+    const hashOf = (password: string) => hashPassword(password, hashCost)
+
+    /** A password that matched a hash cheaper than the configured cost is stored again at that cost. */
+    const upgradeHash = (userId: UserId, stored: string, password: string) =>
+      needsRehash(stored, hashCost)
+        ? Effect.gen(function* () {
+            yield* users.setPasswordHash(userId, yield* hashOf(password), yield* currentDate)
+          }).pipe(Effect.catchAllCause((cause) => Effect.logWarning("could not upgrade a password hash", cause)))
+        : Effect.void
     const lifecycle = yield* AccountLifecycle
 
     /** Tells the other domains (the daily rebuild's scheduler); the account stands whatever they answer. */
@@ -82,7 +92,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         return yield* users.insert(
           {
             username: input.username,
-            passwordHash: yield* hashPassword(input.password),
+            passwordHash: yield* hashOf(input.password),
             email: input.email ?? null,
             displayName: input.display_name ?? null,
             isAdmin,
@@ -139,6 +149,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
       yield* throttle.recordSuccess(input.username, client.clientAddress)
+      yield* upgradeHash(user.value.id, user.value.password_hash, input.password)
       const { token } = yield* sessions.issue(user.value.id, client)
       return { user: loginUser(user.value), token }
     })
@@ -163,6 +174,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
       yield* throttle.recordSuccess(username, clientAddress)
+      yield* upgradeHash(user.value.id, user.value.password_hash, password)
       return sessionUser(user.value)
     })
 
@@ -229,7 +241,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         if (Option.isNone(userId)) {
           return yield* new InvalidToken({ message: "the reset link is invalid, expired or already used" })
         }
-        yield* users.setPasswordHash(userId.value, yield* hashPassword(password), now)
+        yield* users.setPasswordHash(userId.value, yield* hashOf(password), now)
         yield* resets.revokeAllFor(userId.value, now)
         yield* sessions.revokeAll(userId.value)
       }).pipe(
@@ -250,7 +262,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         return yield* new WrongPassword({ message: "current_password is wrong" })
       }
       const now = yield* currentDate
-      yield* users.setPasswordHash(userId, yield* hashPassword(next), now)
+      yield* users.setPasswordHash(userId, yield* hashOf(next), now)
       // Older reset links must not undo the change (issue 29).
       yield* resets.revokeAllFor(userId, now)
       yield* sessions.revokeAllExcept(userId, sessionId)

@@ -1,10 +1,12 @@
 import { createHash, randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Effect } from "effect"
 
-/** scrypt parameters: ~50 ms per hash on one core, 16 MiB of memory. */
+/**
+ * scrypt at N=2^14, r=8 (16 MiB of memory) with parallelisation `cost` (OWASP lists N=2^14, r=8, p=5 as its
+ * minimum; Node runs the p lanes one after another, ~50 ms of one core each, off the event loop).
+ */
 const N = 16384
 const R = 8
-const P = 1
 const KEY_LENGTH = 64
 
 const derive = (password: string, salt: Buffer, n: number, r: number, p: number, keyLength: number) =>
@@ -15,12 +17,18 @@ const derive = (password: string, salt: Buffer, n: number, r: number, p: number,
   })
 
 /** `scrypt$N$r$p$salt$hash` with a fresh 16-byte salt per password. */
-export const hashPassword = (password: string): Effect.Effect<string> =>
+export const hashPassword = (password: string, cost: number): Effect.Effect<string> =>
   Effect.gen(function* () {
     const salt = randomBytes(16)
-    const key = yield* derive(password, salt, N, R, P, KEY_LENGTH)
-    return `scrypt$${N}$${R}$${P}$${salt.toString("base64url")}$${key.toString("base64url")}`
+    const key = yield* derive(password, salt, N, R, cost, KEY_LENGTH)
+    return `scrypt$${N}$${R}$${cost}$${salt.toString("base64url")}$${key.toString("base64url")}`
   })
+
+/** Whether a stored hash is cheaper than `cost` asks (or not scrypt at all): rehash it at the next sign-in. */
+export const needsRehash = (stored: string, cost: number): boolean => {
+  const [scheme, n, r, p] = stored.split("$")
+  return scheme !== "scrypt" || Number(n) * Number(r) * Number(p) < N * R * cost
+}
 
 /** Constant-time comparison; a malformed stored hash never matches. */
 export const verifyPassword = (password: string, stored: string): Effect.Effect<boolean> =>
@@ -40,7 +48,7 @@ export const verifyPassword = (password: string, stored: string): Effect.Effect<
   })
 
 /** A hash no password matches, verified against when the account does not exist so timing is the same. */
-export const decoyPasswordHash = hashPassword(randomBytes(32).toString("base64url"))
+export const decoyPasswordHash = (cost: number) => hashPassword(randomBytes(32).toString("base64url"), cost)
 
 /** Session and reset tokens: 32 random bytes, base64url; only their SHA-256 is stored. */
 export const newToken = (): string => randomBytes(32).toString("base64url")

@@ -39,6 +39,11 @@ export interface TonearmSettings {
   readonly maxBodyBytes: number
   /** `TONEARM_MAX_IMPORT_BYTES`: the import routes' own body limit (absent: 512 MiB). */
   readonly maxImportBytes?: number | undefined
+  /**
+   * `TONEARM_PASSWORD_HASH_COST`: scrypt's parallelisation `p` at N=2^14, r=8 (absent: 5, OWASP's minimum for scrypt;
+   * each step is ~50 ms of one core per sign-in). Stored hashes below it are upgraded at the next sign-in.
+   */
+  readonly passwordHashCost?: number | undefined
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
@@ -125,6 +130,11 @@ export const castConfig = Config.all({
 /** The import routes' body limit of a config (a test's config may leave it out). */
 export const maxImportBytesOf = (settings: TonearmSettings): number =>
   settings.maxImportBytes ?? DEFAULT_MAX_IMPORT_BYTES
+
+/** OWASP's scrypt minimum at N=2^14, r=8 (Password Storage Cheat Sheet: N=2^14, r=8, p=5). */
+export const DEFAULT_PASSWORD_HASH_COST = 5
+export const passwordHashCostOf = (settings: TonearmSettings): number =>
+  settings.passwordHashCost ?? DEFAULT_PASSWORD_HASH_COST
 
 /** The cast settings of a config (a test's config may leave them out). */
 export const castSettingsOf = (settings: TonearmSettings): CastSettings => settings.cast ?? CAST_DEFAULTS
@@ -337,6 +347,10 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
         Config.validate({ message: "must be a positive number of bytes", validation: (bytes) => bytes >= 1 }),
         Config.withDefault(DEFAULT_MAX_IMPORT_BYTES),
       )
+      const passwordHashCost = yield* Config.integer("TONEARM_PASSWORD_HASH_COST").pipe(
+        Config.validate({ message: "must be from 1 to 32", validation: (cost) => cost >= 1 && cost <= 32 }),
+        Config.withDefault(DEFAULT_PASSWORD_HASH_COST),
+      )
       const sseHeartbeatSeconds = yield* Config.number("TONEARM_SSE_HEARTBEAT_SECONDS").pipe(
         Config.withDefault(SSE_HEARTBEAT_SECONDS),
       )
@@ -378,6 +392,7 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
         clientApkDir,
         maxBodyBytes,
         maxImportBytes,
+        passwordHashCost,
       }
     },
   )

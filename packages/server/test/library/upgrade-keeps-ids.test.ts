@@ -138,7 +138,7 @@ const writeOldRows = Effect.gen(function* () {
   // A user, with likes on albums, tracks and artists, a playlist and plays.
   yield* sql`
     INSERT INTO users (id, username, password_hash, is_admin, created_at, updated_at)
-    VALUES (${ids.user}, 'olduser', ${yield* hashPassword(PASSWORD)}, true, ${now}, ${now})`
+    VALUES (${ids.user}, 'olduser', ${yield* hashPassword(PASSWORD, 1)}, true, ${now}, ${now})`
   const likes: ReadonlyArray<readonly [string, string]> = [
     ["album", ids.duo],
     ["album", ids.live],

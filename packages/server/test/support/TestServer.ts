@@ -33,6 +33,8 @@ export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
           mailWebhookUrl: Option.none(),
           clientApkDir: path.join(dataDir, "client"),
           maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+          // The cheapest scrypt: tests sign in hundreds of times (production default 5, OWASP's minimum).
+          passwordHashCost: 1,
           sseHeartbeatSeconds: 15,
           radio: RADIO_DEFAULTS,
           ...overrides,
