@@ -108,7 +108,9 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
         Effect.gen(function* () {
           const user = yield* accounts.userByName(username)
           const sealed = Option.isSome(user) ? yield* store.passwordOf(user.value.id) : undefined
-          if (Option.isSome(user) && sealed === undefined) {
+          // An unknown name answers as a known one without an app password: the answer never tells whether an
+          // account exists (issue 29).
+          if (sealed === undefined) {
             return yield* new SubsonicFailure({
               code: SubsonicErrorCode.tokenAuthNotSupported,
               message:

@@ -161,7 +161,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
   )
 
   it.scoped(
-    "auth failures: 40 wrong credentials, 41 no app password for token auth, 43 conflicting, 44 bad key, 10 missing, 20/30 protocol version",
+    "auth failures: 40 wrong credentials, 41 no app password for token auth (unknown names alike), 43 conflicting, 44 bad key, 10 missing, 20/30 protocol version",
     () =>
       Effect.gen(function* () {
         yield* fails("ping", {}, withPassword("alice", "wrong password"), 40)
@@ -171,7 +171,10 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         yield* fails("ping", {}, withToken("alice", PASSWORD), 40)
         // carol has no app password: token auth is not available to her (41).
         yield* alice.client.adminUsers.create({ payload: { username: "carol", password: PASSWORD } })
-        yield* fails("ping", {}, withToken("carol", "anything"), 41)
+        const noAppPassword = yield* fails("ping", {}, withToken("carol", "anything"), 41)
+        // An unknown name gets the very same answer: token auth never tells whether an account exists.
+        const unknown = yield* fails("ping", {}, withToken("nobody-here", "anything"), 41)
+        expect(unknown.error).toEqual(noAppPassword.error)
         yield* fails("ping", {}, { ...withApiKey(aliceKey), u: "alice" }, 43)
         yield* fails("ping", {}, { ...withPassword("alice", PASSWORD), t: "abc", s: "def" }, 43)
         yield* fails("ping", {}, withApiKey("unknown"), 44)
