@@ -7,6 +7,7 @@ import {
   expectNoSeriousA11yViolations,
   launchBrowser,
   openAt,
+  rebuildNow,
   SIZES,
   screenshot,
   signedInPage,
@@ -28,16 +29,7 @@ beforeAll(async () => {
   browser = await launchBrowser()
   const tracks = await server.run(libraryTracks)
   await server.run(arrangePlays(server.admin.user.id, tracks.slice(0, 12), { times: 3, daysAgo: 2 }))
-  const started = await call<{ id: string }>("POST", "/api/admin/recommendation-rebuilds", { username: "admin" })
-  await eventually(
-    async () => {
-      const run = await call<{ state: string }>("GET", `/api/admin/recommendation-rebuilds/${started.id}`)
-      if (run.state === "failed") throw new Error("the rebuild failed")
-      return run.state === "done" ? run : undefined
-    },
-    60_000,
-    "the rebuild",
-  )
+  await rebuildNow(server, "admin")
 })
 afterAll(async () => {
   await browser?.close()
