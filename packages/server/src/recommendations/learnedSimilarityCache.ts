@@ -38,15 +38,20 @@ export const learnedSimilarityCache = () => {
     | {
         readonly catalog: Catalog
         readonly fingerprint: string
-        readonly fittedAt: number
+        readonly checkedAt: number
         readonly model: LearnedSimilarity
       }
     | undefined
   const modelFor = (catalog: Catalog, rows: ReadonlyArray<CoListenRow>, now: number): LearnedSimilarity => {
     if (held !== undefined && held.catalog === catalog) {
-      const fingerprint = coListenFingerprint(rows)
+      // A large server's young model is kept without reading the rows (a million of them at the bench's shape).
       const small = held.model.ease.kept.length < LEARNED_SMALL_ARTISTS
-      if (held.fingerprint === fingerprint || (!small && now - held.fittedAt < LEARNED_REFIT_MS)) return held.model
+      if (!small && now - held.checkedAt < LEARNED_REFIT_MS) return held.model
+      const fingerprint = coListenFingerprint(rows)
+      if (held.fingerprint === fingerprint) {
+        held = { ...held, checkedAt: now }
+        return held.model
+      }
       held = undefined // the old model's memory is free before the new one is built
       return fit(catalog, rows, now, fingerprint)
     }
@@ -55,7 +60,7 @@ export const learnedSimilarityCache = () => {
   }
   const fit = (catalog: Catalog, rows: ReadonlyArray<CoListenRow>, now: number, fingerprint: string) => {
     const model = learnedSimilarityOf(catalog, rows)
-    held = { catalog, fingerprint, fittedAt: now, model }
+    held = { catalog, fingerprint, checkedAt: now, model }
     return model
   }
   return {
