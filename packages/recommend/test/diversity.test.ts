@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { rebuildSystemSnapshots } from "../src/index.js"
+import { discoverArtistCap, rebuildSystemSnapshots } from "../src/index.js"
 import {
   groupShareCap,
   largestGroupShare,
@@ -104,4 +104,13 @@ describe("diversity", () => {
       expect(rediscover.slice(2).every((id) => onRepeat.has(id))).toBe(true)
     }),
   )
+
+  it("the Discover artist cap is 10 of 100, or an even share when fewer than ten artists have open tracks", () => {
+    const artists = (n: number) => Int32Array.from({ length: 200 }, (_, t) => t % n)
+    const open = new Uint8Array(200).fill(1)
+    expect(discoverArtistCap(artists(40), open)).toBe(10)
+    expect(discoverArtistCap(artists(10), open)).toBe(10)
+    expect(discoverArtistCap(artists(3), open)).toBe(34)
+    expect(discoverArtistCap(artists(1), open)).toBe(100)
+  })
 })

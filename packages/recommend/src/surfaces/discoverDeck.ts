@@ -111,7 +111,7 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
     // in its bucket, and the bucket's next track takes the slot (issue 28).
     const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE, {
       groupOf: (t) => catalog.trackArtist[t]!,
-      max: groupShareCap(DISCOVER_DECK_SIZE, DISCOVER_ARTIST_SHARE),
+      max: discoverArtistCap(catalog.trackArtist, open),
     }).map(({ item, kind }) => ({
       track_id: catalog.tracks[item]!.id,
       pick_kind: kind,
@@ -120,6 +120,19 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
     }))
     return withMinimum("discover", picks)
   })
+
+/**
+ * The most tracks of one artist the deck may hold: 10 % of it (10), or an even share when fewer than ten
+ * artists have open tracks (a small library still fills its deck: 3 artists → 34 each).
+ */
+export const discoverArtistCap = (trackArtist: Int32Array, open: Uint8Array): number => {
+  const artists = new Set<number>()
+  for (let t = 0; t < open.length; t++) if (open[t] === 1) artists.add(trackArtist[t]!)
+  return Math.max(
+    groupShareCap(DISCOVER_DECK_SIZE, DISCOVER_ARTIST_SHARE),
+    Math.ceil(DISCOVER_DECK_SIZE / Math.max(1, artists.size)),
+  )
+}
 
 /**
  * Up to `count` distinct random tracks passing `open`: random probes into the library, so a 100k-track
