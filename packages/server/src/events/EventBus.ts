@@ -12,6 +12,12 @@ import { EventRepository } from "./EventRepository.js"
 /** A subscriber that falls this far behind loses events; the publisher never waits for it. */
 export const SUBSCRIBER_BUFFER = 256
 
+/**
+ * Open event streams per user on one replica (issue 29 item 6): a new one past this closes that user's oldest, so
+ * one account's 500 streams cannot stall everyone else's. Sixteen covers many tabs and devices.
+ */
+export const STREAMS_PER_USER = 16
+
 const decodeEnvelope = Schema.decodeUnknownOption(Schema.parseJson(EventEnvelopeSchema))
 
 interface Subscriber {
@@ -70,6 +76,12 @@ export class EventBus extends Effect.Service<EventBus>()("@tonearm/server/EventB
         Effect.gen(function* () {
           const queue = yield* Queue.dropping<EventEnvelope>(SUBSCRIBER_BUFFER)
           const subscriber = { userId, queue }
+          // Insertion order: the first of this user's found is their oldest stream.
+          const theirs = [...subscribers].filter((other) => other.userId === userId)
+          for (const oldest of theirs.slice(0, Math.max(0, theirs.length - STREAMS_PER_USER + 1))) {
+            subscribers.delete(oldest)
+            yield* Queue.shutdown(oldest.queue)
+          }
           subscribers.add(subscriber)
           return subscriber
         }),

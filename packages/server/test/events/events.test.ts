@@ -1,8 +1,9 @@
 import { expect, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schedule } from "effect"
+import { STREAMS_PER_USER } from "../../src/events/EventBus.js"
 import { EventBus } from "../../src/events/index.js"
 import { createAndLogIn, signUpFirstAdmin } from "../support/accounts.js"
-import { openSse } from "../support/sse.js"
+import { openSse, type SseConnection } from "../support/sse.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
 
 layer(TestServerLive({ sseHeartbeatSeconds: 1 }), { excludeTestServices: true, timeout: "60 seconds" })(
@@ -46,6 +47,35 @@ layer(TestServerLive({ sseHeartbeatSeconds: 1 }), { excludeTestServices: true, t
           "quarantine.flagged",
         ])
         expect(bobEvents[0]!.data).toMatchObject({ user_id: "" })
+      }),
+    )
+
+    it.scoped("a user's 17th stream closes their oldest (STREAMS_PER_USER); other users keep theirs", () =>
+      Effect.gen(function* () {
+        const bus = yield* EventBus
+        const url = yield* serverUrl
+        const carol = yield* createAndLogIn(yield* adminClient, "carol")
+        const dave = yield* createAndLogIn(yield* adminClient, "dave")
+        const daves = yield* openSse(url, dave.token)
+        yield* daves.waitFor((frame) => frame.text === "connected")
+        const streams: Array<SseConnection> = []
+        for (let i = 0; i < STREAMS_PER_USER; i++) {
+          const stream = yield* openSse(url, carol.token)
+          yield* stream.waitFor((frame) => frame.text === "connected")
+          streams.push(stream)
+        }
+        expect(streams.some((stream) => stream.ended())).toBe(false)
+        const newest = yield* openSse(url, carol.token)
+        yield* newest.waitFor((frame) => frame.text === "connected")
+        yield* Effect.sync(() => streams[0]!.ended()).pipe(
+          Effect.filterOrFail((ended) => ended),
+          Effect.retry({ schedule: Schedule.spaced("50 millis"), times: 100 }),
+        )
+        expect(streams.slice(1).some((stream) => stream.ended())).toBe(false)
+        yield* bus.publish("track.liked", dave.user.id, { id: "t3" })
+        yield* daves.waitFor((frame) => frame.event === "track.liked")
+        yield* bus.publish("track.liked", carol.user.id, { id: "t4" })
+        yield* newest.waitFor((frame) => frame.event === "track.liked")
       }),
     )
   },
