@@ -30,6 +30,16 @@ export const routes: ReadonlyArray<RouteDef> = [
   { path: "/likes", title: "Likes", nav: "You", load: () => import("../pages/likes/LikesPage.js") },
   { path: "/playlists", title: "Playlists", nav: "You", load: () => import("../pages/playlists/PlaylistsPage.js") },
   { path: "/playlists/:id", title: "Playlist", load: () => import("../pages/playlists/PlaylistPage.js") },
+  {
+    path: "/smart-playlists/new",
+    title: "New smart playlist",
+    load: () => import("../pages/smartPlaylists/SmartPlaylistPage.js"),
+  },
+  {
+    path: "/smart-playlists/:id",
+    title: "Smart playlist",
+    load: () => import("../pages/smartPlaylists/SmartPlaylistPage.js"),
+  },
   { path: "/downloads", title: "Downloads", nav: "You", load: () => import("../pages/offline/DownloadsPage.js") },
   { path: "/sessions", title: "Sessions", nav: "You", load: () => import("../pages/account/SessionsPage.js") },
   {

@@ -37,6 +37,10 @@ export default function PlaylistsPage() {
           {error.value}
         </p>
       </form>
+      <p>
+        <a href="/smart-playlists/new">New smart playlist</a>
+        <span class="muted"> · a playlist filled from rules (genre, year, plays, likes…)</span>
+      </p>
       <ul class="list" aria-label="Your playlists">
         {playlists.value.map((playlist) => (
           <li key={playlist.id}>
@@ -48,6 +52,7 @@ export default function PlaylistsPage() {
                 : `${plural(playlist.track_count, "track")} · ${formatMs(playlist.duration_ms)}`}
               {playlist.system_variant !== null ? " · made for you" : ""}
             </span>
+            {playlist.smart && <a href={`/smart-playlists/${playlist.id}`}>Edit rules</a>}
           </li>
         ))}
       </ul>
