@@ -60,7 +60,7 @@ describe("pick reasons on system playlist entries", () => {
       expect(first.reason).not.toBeNull()
 
       // axe is injected as a script, which the server's Content-Security-Policy would refuse
-      const context = await browser.newContext({ ...size, bypassCSP: true })
+      const context = await browser.newContext(size)
       const { page, errors } = await signedInPage(server, context)
       await openAt(page, `${server.url}/playlists/${mix!.id}`, mix!.name)
       const why = page.getByRole("button", { name: `Why ${first.track.title}?` }).first()
@@ -112,7 +112,7 @@ describe("pick reasons on system playlist entries", () => {
 
   for (const [name, size] of SIZES) {
     it(`${name}: the tuning page shows a listener's list per weight and re-ranks it under what-if weights`, async () => {
-      const context = await browser.newContext({ ...size, bypassCSP: true })
+      const context = await browser.newContext(size)
       const { page, errors } = await signedInPage(server, context)
       await openAt(page, `${server.url}/admin/tuning`, "Recommendation tuning")
       const sample = page.locator("section.tuning-sample")
