@@ -42,11 +42,14 @@ export class PlaylistDetail extends Schema.Class<PlaylistDetail>("PlaylistDetail
   tracks: Schema.Array(PlaylistEntry),
 }) {}
 
-const Name = Schema.Trim.pipe(
+/** A playlist's name and description (also a smart playlist's). */
+export const PlaylistName = Schema.Trim.pipe(
   Schema.minLength(1, { message: () => "name must not be empty" }),
   Schema.maxLength(200, { message: () => "name must be at most 200 characters" }),
 )
-const Description = Schema.NullOr(Schema.String.pipe(Schema.maxLength(4000)))
+export const PlaylistDescription = Schema.NullOr(Schema.String.pipe(Schema.maxLength(4000)))
+const Name = PlaylistName
+const Description = PlaylistDescription
 /** One request may add at most this many tracks. */
 export const PLAYLIST_BATCH_MAX = 5000
 const TrackIds = Schema.Array(TrackId).pipe(Schema.maxItems(PLAYLIST_BATCH_MAX))

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PlaylistId } from "../ids.js"
-import { PlaylistDetail } from "../playlists/Playlists.js"
+import { PlaylistDescription, PlaylistDetail, PlaylistName } from "../playlists/Playlists.js"
 
 /**
  * Smart playlists ("your own mixes", issue 28 item 5): a rule set the server evaluates into the entries of one
@@ -105,21 +105,16 @@ export const SmartRules = Schema.Struct({
 }).annotations(strict)
 export type SmartRules = typeof SmartRules.Type
 
-const Name = Schema.Trim.pipe(
-  Schema.minLength(1, { message: () => "name must not be empty" }),
-  Schema.maxLength(200, { message: () => "name must be at most 200 characters" }),
-)
-
 export const NewSmartPlaylist = Schema.Struct({
-  name: Name,
-  description: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(4000)))),
+  name: PlaylistName,
+  description: Schema.optional(PlaylistDescription),
   rules: SmartRules,
 }).annotations(strict)
 export type NewSmartPlaylist = typeof NewSmartPlaylist.Type
 
 /** Replaces the rules (and the name when given); the entries are evaluated again on save. */
 export const SmartPlaylistPatch = Schema.Struct({
-  name: Schema.optional(Name),
+  name: Schema.optional(PlaylistName),
   rules: SmartRules,
 }).annotations(strict)
 export type SmartPlaylistPatch = typeof SmartPlaylistPatch.Type
