@@ -67,7 +67,8 @@ export class AuthApi extends HttpApiGroup.make("auth")
   .add(
     HttpApiEndpoint.post("forgotPassword", "/api/auth/forgot-password")
       .setPayload(ForgotPasswordRequest)
-      .addSuccess(HttpApiSchema.Accepted),
+      .addSuccess(HttpApiSchema.Accepted)
+      .addError(envelopeOf(RateLimited)),
   )
   .add(
     HttpApiEndpoint.post("resetPassword", "/api/auth/reset-password")

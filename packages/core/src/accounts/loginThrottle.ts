@@ -28,3 +28,13 @@ export const loginThrottleDecision = (
   const until = Math.max(...blocking.map((window) => window.oldestMs + LOGIN_FAILURE_WINDOW_MS))
   return { blocked: true, retryAfterSeconds: Math.max(1, Math.ceil((until - nowMs) / 1000)) }
 }
+
+/**
+ * Forgot-password (issue 29): per client address at most FORGOT_PASSWORD_PER_ADDRESS requests in the login window
+ * (then 429), and per account at most FORGOT_PASSWORD_MAILS_PER_ACCOUNT reset mails in it (more requests still answer
+ * 202, so the answer never tells whether an account exists, but send nothing).
+ */
+export const FORGOT_PASSWORD_PER_ADDRESS = 10
+export const FORGOT_PASSWORD_MAILS_PER_ACCOUNT = 5
+export const forgotPasswordAddressKey = (clientAddress: string) => `forgot-addr:${clientAddress}`
+export const forgotPasswordAccountKey = (userId: string) => `forgot-user:${userId}`

@@ -32,7 +32,9 @@ export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) 
           yield* clearSessionCookie
         }),
       )
-      .handle("forgotPassword", ({ payload }) => accounts.forgotPassword(payload.username_or_email))
+      .handle("forgotPassword", ({ payload }) =>
+        Effect.flatMap(currentClient, (client) => accounts.forgotPassword(payload.username_or_email, client)),
+      )
       .handle("resetPassword", ({ payload }) => accounts.resetPassword(payload.token, payload.password))
   }),
 )

@@ -181,11 +181,22 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     /** Who a name is, as an authenticated caller (Subsonic token auth, getUser); None if no such user. */
     const userByName = (username: string) => Effect.map(users.findByUsername(username.trim()), Option.map(sessionUser))
 
-    /** Always succeeds for the caller (no account enumeration); delivery happens in the background. */
-    const forgotPassword = Effect.fn("AccountsService.forgotPassword")(function* (usernameOrEmail: string) {
+    /**
+     * Always 202 for the caller (no account enumeration); delivery happens in the background. Limited per address
+     * (429) and per account (more requests send nothing).
+     */
+    const forgotPassword = Effect.fn("AccountsService.forgotPassword")(function* (
+      usernameOrEmail: string,
+      client: ClientInfo,
+    ) {
+      yield* throttle.forgotFromAddress(client.clientAddress)
       const deliver = Effect.gen(function* () {
         const user = yield* users.findByUsernameOrEmail(usernameOrEmail.trim())
         if (Option.isNone(user)) return
+        if (!(yield* throttle.resetMailAllowed(user.value.id))) {
+          yield* Effect.logWarning(`password reset for ${user.value.username}: too many requests, no mail sent`)
+          return
+        }
         const token = newToken()
         const now = yield* currentDate
         yield* resets.prune(now)

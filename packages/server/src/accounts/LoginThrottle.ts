@@ -1,4 +1,13 @@
-import { LOGIN_FAILURE_WINDOW_MS, loginThrottleDecision, loginThrottleKeys, RateLimited } from "@tonearm/core"
+import {
+  FORGOT_PASSWORD_MAILS_PER_ACCOUNT,
+  FORGOT_PASSWORD_PER_ADDRESS,
+  forgotPasswordAccountKey,
+  forgotPasswordAddressKey,
+  LOGIN_FAILURE_WINDOW_MS,
+  loginThrottleDecision,
+  loginThrottleKeys,
+  RateLimited,
+} from "@tonearm/core"
 import { Effect } from "effect"
 import { currentDate } from "../clock.js"
 import { LoginThrottleRepository } from "./LoginThrottleRepository.js"
@@ -36,7 +45,34 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("@tonearm/ser
     const recordSuccess = (username: string, clientAddress: string) =>
       failures.clear(loginThrottleKeys(username, clientAddress)[0]!)
 
-    return { check, recordFailure, recordSuccess } as const
+    /** Counts a forgot-password request from this address; 429 past FORGOT_PASSWORD_PER_ADDRESS in the window. */
+    const forgotFromAddress = Effect.fn("LoginThrottle.forgotFromAddress")(function* (clientAddress: string) {
+      const now = yield* currentDate
+      const key = forgotPasswordAddressKey(clientAddress)
+      const [window] = yield* failures.failuresSince([key], new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS))
+      if (window !== undefined && window.failures >= FORGOT_PASSWORD_PER_ADDRESS) {
+        return yield* new RateLimited({
+          message: "too many password reset requests; try again later",
+          retry_after_seconds: Math.max(
+            1,
+            Math.ceil((window.oldest.epochMillis + LOGIN_FAILURE_WINDOW_MS - now.getTime()) / 1000),
+          ),
+        })
+      }
+      yield* failures.record([key], now)
+    })
+
+    /** Whether one more reset mail may go to this account in the window (and counts it when it may). */
+    const resetMailAllowed = Effect.fn("LoginThrottle.resetMailAllowed")(function* (userId: string) {
+      const now = yield* currentDate
+      const key = forgotPasswordAccountKey(userId)
+      const [window] = yield* failures.failuresSince([key], new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS))
+      if (window !== undefined && window.failures >= FORGOT_PASSWORD_MAILS_PER_ACCOUNT) return false
+      yield* failures.record([key], now)
+      return true
+    })
+
+    return { check, recordFailure, recordSuccess, forgotFromAddress, resetMailAllowed } as const
   }),
   dependencies: [LoginThrottleRepository.Default],
 }) {}

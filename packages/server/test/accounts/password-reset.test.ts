@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { afterAll, expect, layer } from "@effect/vitest"
 import { makeTonearmClient } from "@tonearm/client-sdk"
+import { FORGOT_PASSWORD_MAILS_PER_ACCOUNT, FORGOT_PASSWORD_PER_ADDRESS } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { logIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
 import { startFakeHttpService } from "../support/fakeHttp.js"
@@ -110,6 +111,34 @@ layer(TestServerLive({ mailWebhookUrl: Option.some(`${mailbox.url}/mail`) }), { 
           expect(response.status, password).toBe(400)
           expect((response.json as { error: { message: string } }).error.message).toMatch(/common|blank/)
         }
+      }),
+    )
+
+    it.effect("forgot-password: 429 past 10 requests from one address; at most 5 mails per account, still 202", () =>
+      Effect.gen(function* () {
+        const admin = yield* logIn("admin", "brand new secret")
+        yield* admin.client.adminUsers.create({ payload: { username: "flood", password: PASSWORD } })
+        const ask = (address: string) =>
+          raw("POST", "/api/auth/forgot-password", {
+            body: JSON.stringify({ username_or_email: "flood" }),
+            headers: { "x-forwarded-for": address },
+          })
+        const before = mailbox.requests.length
+        for (let i = 0; i < FORGOT_PASSWORD_PER_ADDRESS; i++) expect((yield* ask("203.0.113.7")).status).toBe(202)
+        const limited = yield* ask("203.0.113.7")
+        expect(limited.status).toBe(429)
+        expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0)
+        // Another address may ask, but the account has had its mails: 202, nothing sent.
+        expect((yield* ask("198.51.100.9")).status).toBe(202)
+        yield* Effect.sleep("500 millis")
+        const sent = mailbox.requests
+          .slice(before)
+          .filter((request) => JSON.parse(request.body).text.includes("password of flood"))
+        expect(sent).toHaveLength(0) // flood has no email: the link is logged, never mailed
+        const sql = yield* SqlClient.SqlClient
+        const [links] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM password_resets r JOIN users u ON u.id = r.user_id WHERE u.username = 'flood'`
+        expect(links!.n).toBe(FORGOT_PASSWORD_MAILS_PER_ACCOUNT)
       }),
     )
 
