@@ -33,7 +33,7 @@ export const trackMenuItems = (tracks: ReadonlyArray<Track>): ReadonlyArray<Menu
       ]
     : []),
   ...playlists.value
-    .filter((playlist) => playlist.system_variant === null)
+    .filter((playlist) => playlist.system_variant === null && !playlist.smart)
     .map((playlist) => ({
       label: `Add to ${playlist.name}`,
       onSelect: () =>

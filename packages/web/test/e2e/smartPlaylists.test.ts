@@ -117,6 +117,22 @@ describe("smart playlist rule editor", () => {
       await page.getByRole("heading", { name: "Smart playlist rules" }).waitFor()
       await page.getByRole("link", { name: "Open playlist" }).click()
       await page.getByRole("heading", { name: title }).waitFor()
+      await page
+        .getByRole("list", { name: `Tracks of ${title}` })
+        .getByRole("listitem")
+        .first()
+        .waitFor()
+      expect(
+        await page
+          .getByRole("list", { name: `Tracks of ${title}` })
+          .getByRole("listitem")
+          .count(),
+      ).toBe(expected.count)
+      // Its tracks come from the rules: no handle to drag, no way to remove one, a way back to the rules.
+      expect(await page.locator(".drag-handle").count()).toBe(0)
+      expect(await page.locator("[draggable=true]").count()).toBe(0)
+      await page.getByRole("link", { name: "Edit rules" }).waitFor()
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true)
       expect(errors).toEqual([])
       await context.close()
     })

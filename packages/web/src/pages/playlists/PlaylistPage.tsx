@@ -84,6 +84,8 @@ export default function PlaylistPage({ params }: PageProps) {
   const data = detail.data?.value
   if (data === undefined) return <Status loaded={detail} />
   const editable = data.system_variant === null
+  // A smart playlist's tracks come from its rules (issue 28): renamed and deleted here, its entries left alone.
+  const entriesEditable = editable && !data.smart
   const entries = order.value ?? data.tracks
   const tracks = entries.map((entry) => entry.track)
   // A system mix reports its own kind (`for_you`, `daily_mix:2`…) so the server stamps pick kinds and rotation.
@@ -154,7 +156,7 @@ export default function PlaylistPage({ params }: PageProps) {
       <header class="header">
         <Cover src={`/api/playlists/${id}/cover`} alt="" size={200} kind="playlist" />
         <div>
-          <p class="muted">{editable ? "Playlist" : "Made for you"}</p>
+          <p class="muted">{data.smart ? "Smart playlist" : editable ? "Playlist" : "Made for you"}</p>
           {renaming.value ? (
             <form onSubmit={rename} class="inline-form">
               <label>
@@ -192,6 +194,7 @@ export default function PlaylistPage({ params }: PageProps) {
               tracks={tracks}
               extra={[`/api/playlists/${id}`, `/api/playlists/${id}/cover`]}
             />
+            {data.smart && <a href={`/smart-playlists/${id}`}>Edit rules</a>}
             {editable && !renaming.value && (
               <button type="button" onClick={() => (renaming.value = true)}>
                 Rename
@@ -208,16 +211,17 @@ export default function PlaylistPage({ params }: PageProps) {
       <p role="status" class="muted">
         {message.value}
       </p>
-      {entries.length === 0 && (
+      {entries.length === 0 && !data.smart && (
         <p class="muted">Empty: add tracks from any track list (the ⋯ menu → Add to {data.name}).</p>
       )}
+      {entries.length === 0 && data.smart && <p class="muted">No track matches its rules yet.</p>}
       <ol class="list playlist-entries" aria-label={`Tracks of ${data.name}`}>
         {entries.map((entry, at) => (
           <li
             key={entry.entry_id}
             data-entry-id={entry.entry_id}
             class={over.value === at && dragging.value !== at ? "drag-over" : ""}
-            draggable={editable}
+            draggable={entriesEditable}
             onDragStart={(event) => {
               dragging.value = at
               event.dataTransfer?.setData("text/plain", entry.entry_id)
@@ -239,7 +243,7 @@ export default function PlaylistPage({ params }: PageProps) {
               if (from !== undefined) move(from, at)
             }}
           >
-            {editable && (
+            {entriesEditable && (
               <button
                 type="button"
                 class="icon drag-handle"
@@ -272,7 +276,7 @@ export default function PlaylistPage({ params }: PageProps) {
             {entry.reason !== null && (
               <PickReasonButton reason={entry.reason} title={entry.track.title} id={entry.entry_id} />
             )}
-            {editable && (
+            {entriesEditable && (
               <>
                 <button
                   type="button"
@@ -305,7 +309,7 @@ export default function PlaylistPage({ params }: PageProps) {
           </li>
         ))}
       </ol>
-      {editable && (
+      {entriesEditable && (
         <p id="reorder-help" class="muted">
           Drag rows to reorder, or use the ↑/↓ buttons, or focus a row's handle and press Alt+↑ / Alt+↓.
         </p>
