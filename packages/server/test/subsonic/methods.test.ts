@@ -172,12 +172,18 @@ describe("Subsonic failures map by type, never by message text", () => {
     })
   })
 
-  it("a system playlist's Conflict is 50; any other Conflict is 0 with its message", () => {
+  it("a system playlist's Conflict is 50; a smart playlist's 50 with its message; any other Conflict is 0 with its message", () => {
     expect(subsonicAnswerOf(new Conflict({ message: "whatever", reason: "system_playlist" }))).toEqual({
       code: SubsonicErrorCode.notAuthorized,
       message: "System playlists are rebuilt by the server and cannot be edited",
     })
-    for (const reason of ConflictReason.literals.filter((reason) => reason !== "system_playlist")) {
+    expect(subsonicAnswerOf(new Conflict({ message: "filled from its rules", reason: "smart_playlist" }))).toEqual({
+      code: SubsonicErrorCode.notAuthorized,
+      message: "filled from its rules",
+    })
+    for (const reason of ConflictReason.literals.filter(
+      (reason) => reason !== "system_playlist" && reason !== "smart_playlist",
+    )) {
       expect(subsonicAnswerOf(new Conflict({ message: "system playlists", reason }))).toEqual({
         code: SubsonicErrorCode.generic,
         message: "system playlists",
