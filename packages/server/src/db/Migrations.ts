@@ -21,8 +21,8 @@ import m0018 from "./migrations/0018_play_queue_index.js"
 import m0019 from "./migrations/0019_listening_history.js"
 import m0020 from "./migrations/0020_scrobbling.js"
 import m0021 from "./migrations/0021_ratings.js"
-import m0023 from "./migrations/0023_pick_reasons.js"
-import m0024 from "./migrations/0024_smart_playlists.js"
+import m0022 from "./migrations/0022_pick_reasons.js"
+import m0023 from "./migrations/0023_smart_playlists.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -47,8 +47,8 @@ export const migrations = {
   "0019_listening_history": m0019,
   "0020_scrobbling": m0020,
   "0021_ratings": m0021,
-  "0023_pick_reasons": m0023,
-  "0024_smart_playlists": m0024,
+  "0022_pick_reasons": m0022,
+  "0023_smart_playlists": m0023,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
