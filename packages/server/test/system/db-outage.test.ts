@@ -3,9 +3,9 @@ import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { TrackId } from "@tonearm/core"
 import { Effect, Layer, Redacted, Schedule } from "effect"
-import pg from "pg"
 import { inject } from "vitest"
 import { AdminLive, aUser, ScannedLive } from "../ownData.js"
+import { adminQuery } from "../support/adminDatabase.js"
 import { fixtureLibrary } from "../support/library.js"
 import { raw } from "../support/raw.js"
 import { openSse } from "../support/sse.js"
@@ -19,16 +19,8 @@ import { serverUrl, TestServerLive } from "../support/TestServer.js"
  */
 const { root } = await fixtureLibrary()
 
-const admin = (statement: string) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  })
+/** A statement on the server's admin connection (the run's PostgreSQL, outside the server under test). */
+const admin = (statement: string) => adminQuery(inject("adminDatabaseUrl"), statement).pipe(Effect.orDie)
 
 layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServerLive({ libraryDir: root }))), {
   excludeTestServices: true,

@@ -2,21 +2,13 @@ import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import pg from "pg"
 import { inject } from "vitest"
+import { adminQuery } from "../support/adminDatabase.js"
 import { raw } from "../support/raw.js"
 import { TestServerLive } from "../support/TestServer.js"
 
-const admin = (statement: string) =>
-  Effect.promise(async () => {
-    const client = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-    await client.connect()
-    try {
-      await client.query(statement)
-    } finally {
-      await client.end()
-    }
-  })
+/** A statement on the server's admin connection (the run's PostgreSQL, outside the server under test). */
+const admin = (statement: string) => adminQuery(inject("adminDatabaseUrl"), statement).pipe(Effect.orDie)
 
 layer(TestServerLive(), { excludeTestServices: true })("health", (it) => {
   it.effect("GET /healthz answers 200 ok without auth while the database answers", () =>
