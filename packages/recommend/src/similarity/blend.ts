@@ -22,7 +22,7 @@ export interface LearnedSimilarityTuning {
 /**
  * Chosen on the development split (packages/recommend/eval; a small grid on one eval-user seed, then
  * checked on three). maxItems bounds EASE's dense Gram matrix: 2,000 artists → 32 MB (one N × N array,
- * inverted in place), about 8·10⁹ multiply-adds: seconds, in the engine's process.
+ * inverted in place), about 8·10⁹ multiply-adds: seconds, in the engine's own process (a child of the server).
  */
 export const LEARNED_SIMILARITY: LearnedSimilarityTuning = {
   easeWeight: 1,

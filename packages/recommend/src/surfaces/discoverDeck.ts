@@ -7,7 +7,7 @@ import { DISCOVER_ARTIST_SHARE, groupShareCap } from "./diversity.js"
 import { directDraws } from "./draws.js"
 import { makeExplainer, makeReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
-import { withMinimum } from "./Surface.js"
+import { minimumMixSize, withMinimum } from "./Surface.js"
 import { type Bucket, interleaveBuckets, topK, weightedSampleIndexes } from "./select.js"
 
 /** Rule 6: slots per 100 deck tracks, in interleave order (the deck starts with taste_unheard). */
@@ -109,10 +109,14 @@ export const discoverDeck = (input: SurfaceInput): Effect.Effect<Surface> =>
     const explain = makeExplainer(input, basis, scoreOptions)
     // No artist above DISCOVER_ARTIST_SHARE (10 %) of the deck: a track whose artist is full is passed over
     // in its bucket, and the bucket's next track takes the slot (issue 28).
-    const picks = interleaveBuckets(buckets, DISCOVER_DECK_SIZE, {
+    const capped = interleaveBuckets(buckets, DISCOVER_DECK_SIZE, {
       groupOf: (t) => catalog.trackArtist[t]!,
       max: discoverArtistCap(catalog.trackArtist, open),
-    }).map(({ item, kind }) => ({
+    })
+    // The cap never withholds a deck the library could fill: a tiny library whose few open tracks bunch on a few
+    // artists gets the uncapped deck rather than none.
+    const chosen = capped.length >= minimumMixSize("discover") ? capped : interleaveBuckets(buckets, DISCOVER_DECK_SIZE)
+    const picks = chosen.map(({ item, kind }) => ({
       track_id: catalog.tracks[item]!.id,
       pick_kind: kind,
       score: score(item),

@@ -1,6 +1,6 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { DatabaseUnavailable, Internal, InvalidRequest } from "@tonearm/core"
-import { Effect, ParseResult } from "effect"
+import { Effect, Option, ParseResult } from "effect"
 
 /** PostgreSQL's unique_violation. */
 export const isUniqueViolation = (error: unknown): boolean =>
@@ -94,3 +94,12 @@ export const orInternal =
         )
       },
     ) as Effect.Effect<A, Exclude<E, SqlError | ParseResult.ParseError> | Internal, R>
+
+/**
+ * For callers that handle a refused statement themselves (the scan retries a batch folder by folder): the 400
+ * defect `orInternal` raises for a value PostgreSQL refused becomes an ordinary failure again.
+ */
+export const refusalsAsFailures = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | InvalidRequest, R> =>
+  Effect.catchSomeDefect(effect, (defect) =>
+    defect instanceof InvalidRequest ? Option.some(Effect.fail(defect)) : Option.none(),
+  )

@@ -1,7 +1,7 @@
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Effect, Fiber, Logger, LogLevel, Queue } from "effect"
 import { EventBus, SUBSCRIBER_BUFFER } from "../../src/events/index.js"
-import { signUpFirstAdmin } from "../support/accounts.js"
+import { createAndLogIn, signUpFirstAdmin } from "../support/accounts.js"
 import { openSse } from "../support/sse.js"
 import { secondReplica, serverUrl, TestServerLive } from "../support/TestServer.js"
 
@@ -66,10 +66,18 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
       const admin = yield* logIn("admin")
       const bus = yield* EventBus
       const url = yield* serverUrl
-      const readers = yield* Effect.forEach(Array.from({ length: 50 }), () => openSse(url, admin.token), {
-        concurrency: 10,
-      })
-      const stalled = yield* Effect.forEach(Array.from({ length: 5 }), () => openSse(url, admin.token, { stall: true }))
+      // Ten listeners with five streams each (a user may hold STREAMS_PER_USER), and one whose five stall.
+      const listeners = yield* Effect.forEach(Array.from({ length: 11 }), (_, i) =>
+        createAndLogIn(admin.client, `fan-${i}`),
+      )
+      const readers = yield* Effect.forEach(
+        Array.from({ length: 50 }),
+        (_, i) => openSse(url, listeners[i % 10]!.token),
+        { concurrency: 10 },
+      )
+      const stalled = yield* Effect.forEach(Array.from({ length: 5 }), () =>
+        openSse(url, listeners[10]!.token, { stall: true }),
+      )
       expect(stalled.every((connection) => connection.status === 200)).toBe(true)
       yield* Effect.forEach(readers, (reader) => reader.waitFor((frame) => frame.text === "connected"), {
         discard: true,
@@ -82,16 +90,17 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
       const padding = "x".repeat(1000)
       const publishStarted = performance.now()
       for (let i = 0; i < events; i++) {
-        // The send time rides in the id (the payload of a kind is fixed), padded to fill buffers.
-        yield* bus.publish("track.liked", admin.user.id, { id: `${i}|${performance.now()}|${padding}` })
+        // A broadcast reaches every listener; the send time rides in the track id, padded to fill buffers.
+        yield* bus.publish("quarantine.flagged", null, { track_id: `${i}|${performance.now()}|${padding}` })
       }
       const publishMs = performance.now() - publishStarted
       const delivered = yield* Effect.forEach(readers, (reader) =>
-        reader.waitFor((frame) => frame.event === "track.liked", events, 60_000),
+        reader.waitFor((frame) => frame.event === "quarantine.flagged", events, 60_000),
       )
       const latencies = delivered.flatMap((frames) =>
         frames.map(
-          (frame) => frame.receivedAt - Number((frame.data as { data: { id: string } }).data.id.split("|")[1]),
+          (frame) =>
+            frame.receivedAt - Number((frame.data as { data: { track_id: string } }).data.track_id.split("|")[1]),
         ),
       )
       const p50 = percentile(latencies, 50)
@@ -101,9 +110,9 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "120 seconds" })("
       ).pipe(Logger.withMinimumLogLevel(LogLevel.Info)) // the measurement is the point: print it despite QuietLogs
       // Every reading subscriber got every event, in order.
       for (const frames of delivered) {
-        expect(frames.map((frame) => (frame.data as { data: { id: string } }).data.id.split("|")[0])).toEqual(
-          Array.from({ length: events }, (_, i) => String(i)),
-        )
+        expect(
+          frames.map((frame) => (frame.data as { data: { track_id: string } }).data.track_id.split("|")[0]),
+        ).toEqual(Array.from({ length: events }, (_, i) => String(i)))
       }
       expect(p99).toBeLessThan(5_000)
     }),

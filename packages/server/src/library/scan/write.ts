@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { ChangeLog, changesOf } from "../../changes/index.js"
 import { currentDate } from "../../clock.js"
-import { orInternal } from "../../db/sqlErrors.js"
+import { orInternal, refusalsAsFailures } from "../../db/sqlErrors.js"
 import { CatalogRepository, type FolderState, type ScanErrorRow } from "../CatalogRepository.js"
 import { CatalogRules } from "../CatalogRules.js"
 import { addFolder, emptyRows } from "../catalogRows.js"
@@ -132,10 +132,10 @@ export const writeBatch = (
   batch: ReadonlyArray<ParsedFolder>,
   candidates: MoveCandidates = noMoves(),
 ) =>
-  writeFolders(known, full, batch, candidates).pipe(
+  refusalsAsFailures(writeFolders(known, full, batch, candidates)).pipe(
     Effect.catchAll(() =>
       Effect.reduce(batch, nothingWritten, (total, one) =>
-        writeFolders(known, full, [one], candidates).pipe(
+        refusalsAsFailures(writeFolders(known, full, [one], candidates)).pipe(
           Effect.catchAll(() => writeFolders(known, full, [asErrors(one)], candidates)),
           Effect.map((part) => sum(total, part)),
         ),
