@@ -48,28 +48,28 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("@tonearm/ser
     /** Counts a forgot-password request from this address; 429 past FORGOT_PASSWORD_PER_ADDRESS in the window. */
     const forgotFromAddress = Effect.fn("LoginThrottle.forgotFromAddress")(function* (clientAddress: string) {
       const now = yield* currentDate
-      const key = forgotPasswordAddressKey(clientAddress)
-      const [window] = yield* failures.failuresSince([key], new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS))
-      if (window !== undefined && window.failures >= FORGOT_PASSWORD_PER_ADDRESS) {
+      const since = new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS)
+      const { admitted, oldest } = yield* failures.admit(
+        forgotPasswordAddressKey(clientAddress),
+        since,
+        FORGOT_PASSWORD_PER_ADDRESS,
+        now,
+      )
+      if (!admitted) {
+        const until = (oldest?.getTime() ?? now.getTime()) + LOGIN_FAILURE_WINDOW_MS
         return yield* new RateLimited({
           message: "too many password reset requests; try again later",
-          retry_after_seconds: Math.max(
-            1,
-            Math.ceil((window.oldest.epochMillis + LOGIN_FAILURE_WINDOW_MS - now.getTime()) / 1000),
-          ),
+          retry_after_seconds: Math.max(1, Math.ceil((until - now.getTime()) / 1000)),
         })
       }
-      yield* failures.record([key], now)
     })
 
-    /** Whether one more reset mail may go to this account in the window (and counts it when it may). */
+    /** Whether one more reset mail may go to this account in the window (and counts it when it may), atomically. */
     const resetMailAllowed = Effect.fn("LoginThrottle.resetMailAllowed")(function* (userId: string) {
       const now = yield* currentDate
-      const key = forgotPasswordAccountKey(userId)
-      const [window] = yield* failures.failuresSince([key], new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS))
-      if (window !== undefined && window.failures >= FORGOT_PASSWORD_MAILS_PER_ACCOUNT) return false
-      yield* failures.record([key], now)
-      return true
+      const since = new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS)
+      return (yield* failures.admit(forgotPasswordAccountKey(userId), since, FORGOT_PASSWORD_MAILS_PER_ACCOUNT, now))
+        .admitted
     })
 
     return { check, recordFailure, recordSuccess, forgotFromAddress, resetMailAllowed } as const

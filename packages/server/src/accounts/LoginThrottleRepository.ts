@@ -44,7 +44,23 @@ export class LoginThrottleRepository extends Effect.Service<LoginThrottleReposit
           orInternal("LoginThrottleRepository.prune"),
         )
 
-      return { failuresSince, record, clear, prune } as const
+      /**
+       * Counts one more under `key` only while fewer than `limit` are inside the window, atomically: concurrent
+       * callers queue on a transaction-scoped advisory lock of the key, so the limit is never overshot. Answers
+       * whether it was counted, and the oldest entry inside the window (for a Retry-After).
+       */
+      const admit = (key: string, since: Date, limit: number, now: Date) =>
+        Effect.gen(function* () {
+          yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`throttle:${key}`}))`
+          const [window] = yield* sql<{ n: number; oldest: Date | null }>`
+            SELECT count(*)::int AS n, min(failed_at) AS oldest FROM login_failures
+            WHERE throttle_key = ${key} AND failed_at > ${since}`
+          const admitted = (window?.n ?? 0) < limit
+          if (admitted) yield* sql`INSERT INTO login_failures (throttle_key, failed_at) VALUES (${key}, ${now})`
+          return { admitted, oldest: window?.oldest ?? null }
+        }).pipe(sql.withTransaction, orInternal("LoginThrottleRepository.admit"))
+
+      return { failuresSince, record, admit, clear, prune } as const
     }),
   },
 ) {}

@@ -63,10 +63,14 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
       return Option.some<void>(undefined)
     }).pipe(orInternal("ScanRepository.acquireLock"))
 
-    /** Whether some session holds the scan lock right now. */
+    /**
+     * Whether some session holds the scan lock of this database right now (advisory locks are per database; another
+     * Tonearm database on the same cluster scanning must not make ours look busy).
+     */
     const lockHeld = sql<{ held: boolean }>`
       SELECT EXISTS (
         SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
+          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
           AND objid = (hashtext(${SCAN_LOCK}) & x'ffffffff'::bigint)::oid
       ) AS held`.pipe(
       Effect.map((rows) => rows[0]?.held === true),

@@ -1,6 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import pg from "pg"
+import { inject } from "vitest"
 import { ScanService } from "../../src/library/index.js"
 import { INTERRUPTED_MESSAGE } from "../../src/library/ScanService.js"
 import { Admin, AdminLive, ScannedLive } from "../ownData.js"
@@ -36,7 +38,7 @@ const abandonedScan = Effect.flatMap(SqlClient.SqlClient, (sql) =>
 layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServerLive({ libraryDir: root }))), {
   excludeTestServices: true,
 })("interrupted scans", (it) => {
-  it.effect(
+  it.scoped(
     "a scan left running by a dead process is closed at boot as failed, interrupted; nothing indexed is lost",
     () =>
       Effect.gen(function* () {
@@ -44,6 +46,16 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
         const admin = yield* Admin
         const before = yield* counts
         const id = yield* abandonedScan
+        // Another database on the same cluster scanning (its own scan lock: advisory locks are per database) does
+        // not make ours look busy.
+        const elsewhere = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
+        yield* Effect.acquireRelease(
+          Effect.promise(async () => {
+            await elsewhere.connect()
+            await elsewhere.query("SELECT pg_advisory_lock(hashtext('tonearm.scan'))")
+          }),
+          () => Effect.promise(() => elsewhere.end()),
+        )
         expect((yield* admin.client.scan.status()).state).toBe("failed")
 
         expect(yield* (yield* ScanService).closeInterrupted).toBe(1)
