@@ -1,5 +1,6 @@
 import { type Catalog, cosine } from "../catalog/Catalog.js"
 import { type RediscoverStat, rankRediscover } from "./ladders.js"
+import { groupCounter } from "./select.js"
 
 /**
  * Diversity by construction (issue 28 item 2). Pure list rules shared by the surfaces: a per-group share
@@ -15,20 +16,6 @@ export const MMR_LAMBDA = 0.7
 
 /** How many members of one group a list of `size` may hold for a `share` of it: at least 1. */
 export const groupShareCap = (size: number, share: number): number => Math.max(1, Math.floor(size * share))
-
-/** Per-group counts with a cap: `admit` says whether one more of the group fits, and counts it if so. */
-export const groupCounter = <G>(cap: number) => {
-  const counts = new Map<G, number>()
-  return {
-    admit: (group: G): boolean => {
-      const count = counts.get(group) ?? 0
-      if (count >= cap) return false
-      counts.set(group, count + 1)
-      return true
-    },
-    count: (group: G): number => counts.get(group) ?? 0,
-  }
-}
 
 export interface MmrOptions<A> {
   /** how good an item is on its own (any scale: normalised to [0, 1] over the candidates) */

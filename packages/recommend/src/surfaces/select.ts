@@ -144,20 +144,28 @@ export const weightedSample = <A>(
 export const shuffled = <A>(items: ReadonlyArray<A>): Effect.Effect<Array<A>> =>
   Effect.map(Random.shuffle(items), (chunk) => Array.from(chunk))
 
+/** Per-group counts with a cap: `admit` says whether one more of the group fits, and counts it if so. */
+export const groupCounter = <G>(cap: number) => {
+  const counts = new Map<G, number>()
+  return {
+    admit: (group: G): boolean => {
+      const count = counts.get(group) ?? 0
+      if (count >= cap) return false
+      counts.set(group, count + 1)
+      return true
+    },
+    count: (group: G): number => counts.get(group) ?? 0,
+  }
+}
+
 /** Keeps the order, dropping items whose group already has `cap` members. */
 export const capPerGroup = <A>(
   items: ReadonlyArray<A>,
   groupOf: (item: A) => number | string,
   cap: number,
 ): Array<A> => {
-  const counts = new Map<number | string, number>()
-  return items.filter((item) => {
-    const group = groupOf(item)
-    const count = counts.get(group) ?? 0
-    if (count >= cap) return false
-    counts.set(group, count + 1)
-    return true
-  })
+  const counter = groupCounter<number | string>(cap)
+  return items.filter((item) => counter.admit(groupOf(item)))
 }
 
 /**
@@ -239,8 +247,8 @@ export const interleaveBuckets = <K>(
   cap?: { readonly groupOf: (item: number) => number; readonly max: number },
 ): Array<{ readonly item: number; readonly kind: K }> => {
   const taken = new Set<number>()
-  const groupCounts = new Map<number, number>()
-  const full = (item: number) => cap !== undefined && (groupCounts.get(cap.groupOf(item)) ?? 0) >= cap.max
+  const groups = groupCounter<number>(cap?.max ?? Number.POSITIVE_INFINITY)
+  const full = (item: number) => cap !== undefined && groups.count(cap.groupOf(item)) >= cap.max
   const cursor = buckets.map(() => 0)
   const credit = buckets.map(() => 0)
   const active = buckets.map((bucket) => bucket.slots > 0)
@@ -268,7 +276,7 @@ export const interleaveBuckets = <K>(
     credit[best]! -= total
     const item = nextOf(best)!
     taken.add(item)
-    if (cap !== undefined) groupCounts.set(cap.groupOf(item), (groupCounts.get(cap.groupOf(item)) ?? 0) + 1)
+    if (cap !== undefined) groups.admit(cap.groupOf(item))
     cursor[best]!++
     out.push({ item, kind: buckets[best]!.kind })
   }

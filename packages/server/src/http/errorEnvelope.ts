@@ -19,7 +19,7 @@ import {
   MAX_JSON_DEPTH,
   TonearmApi,
 } from "@tonearm/core"
-import { Cause, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Either, Layer, Option } from "effect"
 import { maxImportBytesOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { DATABASE_AWAY, inputRefusal, isDatabaseAway } from "../db/sqlErrors.js"
 
@@ -103,14 +103,17 @@ const isJsonType = (type: string | undefined) => {
 const withBodyText = (
   request: HttpServerRequest.HttpServerRequest,
   text: string,
+  parsed: Either.Either<unknown, unknown>,
 ): HttpServerRequest.HttpServerRequest => {
   const read = Effect.succeed(text)
-  const json = Effect.try({
-    try: () => JSON.parse(text) as unknown,
-    catch: (cause) => new HttpServerError.RequestError({ request, reason: "Decode", cause }),
+  // Parsed once, by the check: the handler's decode reads the same value.
+  const json = Either.match(parsed, {
+    onLeft: (cause) => Effect.fail(new HttpServerError.RequestError({ request, reason: "Decode", cause })),
+    onRight: Effect.succeed,
   })
   // A modified copy (new headers, a remote address) keeps the text: its body stream is already read.
-  const modify: HttpServerRequest.HttpServerRequest["modify"] = (options) => withBodyText(request.modify(options), text)
+  const modify: HttpServerRequest.HttpServerRequest["modify"] = (options) =>
+    withBodyText(request.modify(options), text, parsed)
   const overrides: Record<PropertyKey, unknown> = { text: read, json, modify }
   return new Proxy(request, {
     get: (target, property, receiver) =>
@@ -127,15 +130,10 @@ const checkJsonBody = (request: HttpServerRequest.HttpServerRequest) =>
   Effect.map(request.text, (text) => {
     if (jsonNestsDeeperThan(text, MAX_JSON_DEPTH))
       return respond(400, "invalid_request", `body: nested deeper than ${MAX_JSON_DEPTH} levels`)
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      return withBodyText(request, text)
-    }
-    const bad = findBadJsonText(parsed)
+    const parsed = Either.try(() => JSON.parse(text) as unknown)
+    const bad = Either.isRight(parsed) ? findBadJsonText(parsed.right) : undefined
     return bad === undefined
-      ? withBodyText(request, text)
+      ? withBodyText(request, text, parsed)
       : respond(400, "invalid_request", `${bad.field}: ${bad.reason}`)
   })
 

@@ -20,11 +20,6 @@ export const TuningHttpLive = HttpApiBuilder.group(TonearmApi, "tuning", (handle
         Effect.flatMap(CurrentSession, ({ user }) => tuning.reset(user.id, payload.scope)),
       )
       .handle("audit", () => tuning.audit())
-      .handle("sample", ({ urlParams }) =>
-        tuningSample(urlParams).pipe(
-          Effect.provideService(AccountsService, accounts),
-          Effect.provideService(PlaylistsService, playlists),
-        ),
-      )
+      .handle("sample", ({ urlParams }) => tuningSample(accounts, playlists, urlParams))
   }),
 )

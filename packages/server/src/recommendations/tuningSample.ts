@@ -1,20 +1,19 @@
 import { NotFound, type SystemVariant, type TuningSampleQuery } from "@tonearm/core"
-import { Effect } from "effect"
-import { AccountsService } from "../accounts/index.js"
-import { PlaylistsService } from "../playlists/index.js"
+import { Effect, Option } from "effect"
+import type { AccountsService } from "../accounts/index.js"
+import type { PlaylistsService } from "../playlists/index.js"
 
 /**
  * The tuning page's sample list (issue 28 item 3): one user's system playlist, For You unless the query names
  * another, as its detail (entries with their reasons and score parts). An unknown user, or a playlist the user
  * does not have, is 404.
  */
-export const tuningSample = (query: TuningSampleQuery) =>
+export const tuningSample = (accounts: AccountsService, playlists: PlaylistsService, query: TuningSampleQuery) =>
   Effect.gen(function* () {
-    const accounts = yield* AccountsService
-    const playlists = yield* PlaylistsService
-    const wanted = query.username.toLowerCase()
-    const user = (yield* accounts.listUsers()).find((candidate) => candidate.username.toLowerCase() === wanted)
-    if (user === undefined) return yield* new NotFound({ message: `no user named ${query.username}`, resource: "user" })
+    const found = yield* accounts.userByName(query.username)
+    if (Option.isNone(found))
+      return yield* new NotFound({ message: `no user named ${query.username}`, resource: "user" })
+    const user = found.value
     const variant: SystemVariant = query.variant ?? "for_you"
     const row = (yield* playlists.list(user.id)).find((candidate) => candidate.system_variant === variant)
     if (row === undefined)

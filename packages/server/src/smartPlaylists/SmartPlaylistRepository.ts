@@ -56,7 +56,7 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
         switch (c.field) {
           case "genre": {
             // A track may carry several genres: `is` / `contains` ask for one that matches, the negations for none.
-            const positive = c.op === "is" ? "is" : c.op === "is_not" ? "is" : "contains"
+            const positive = c.op === "is" || c.op === "is_not" ? "is" : "contains"
             const match = sql`EXISTS (SELECT 1 FROM track_genres g WHERE g.track_id = t.id AND ${text(sql.literal("g.genre"), positive, c.value)})`
             return c.op === "is" || c.op === "contains" ? match : sql`NOT ${match}`
           }

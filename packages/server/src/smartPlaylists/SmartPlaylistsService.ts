@@ -49,10 +49,10 @@ export class SmartPlaylistsService extends Effect.Service<SmartPlaylistsService>
         )
 
       /**
-       * Evaluates the rules into the playlist's entries (in the caller's transaction, under the playlist's row
-       * lock): a track that stays keeps its entry id, so a refresh that changes nothing logs no entry for sync.
+       * Evaluates the rules into the playlist's entries and stamps the evaluation (in the caller's transaction,
+       * under the playlist's row lock): a track that stays keeps its entry id, so a refresh that changes nothing
+       * logs no entry for sync.
        */
-      /** Evaluates the rules into the playlist's entries and stamps the evaluation (in the caller's transaction). */
       const fill = (id: PlaylistId, owner: UserId, rules: SmartRules) =>
         Effect.gen(function* () {
           const at = yield* evaluation(owner)

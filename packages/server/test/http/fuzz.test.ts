@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, FastCheck as fc, Layer } from "effect"
+import { Effect, FastCheck as fc, Layer, Logger, LogLevel } from "effect"
 import { SUBSONIC_METHODS } from "../../src/subsonic/methods/index.js"
 import { Admin, AdminLive, aUser, ScannedLive } from "../ownData.js"
 import { query, withToken } from "../subsonic/support.js"
@@ -180,13 +180,27 @@ const timed = <R>(effect: Effect.Effect<RawResponse, never, R>, label: string) =
     Effect.either,
   )
 
+/** The measured figure, printed despite the file's quiet logs. */
+const report = (line: string) => Effect.logInfo(line).pipe(Logger.withMinimumLogLevel(LogLevel.Info))
+
+/** Real ids of every kind (and, with `users`, everyone's, someone else's included), so generated uuids hit rows. */
+const realIds = (users: boolean) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql<{ id: string }>`
+        (SELECT id::text FROM tracks LIMIT 3) UNION ALL (SELECT id::text FROM albums LIMIT 2)
+        UNION ALL (SELECT id::text FROM artists LIMIT 2)
+        UNION ALL (SELECT id::text FROM users WHERE ${users})`,
+      (rows) => rows.map((row) => row.id),
+    ),
+  )
+
 layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServerLive({ libraryDir: root }))), {
   excludeTestServices: true,
   timeout: "300 seconds",
 })("fuzz", (it) => {
   it.effect("every operation of /openapi.json, as anonymous, a listener and an admin: no 5xx, no hang", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       // Its own admin and listener: the fuzz may sign them out or revoke their sessions; nobody else uses them.
       const admin = yield* createAndLogIn((yield* Admin).client, "fuzz-admin", { isAdmin: true })
       const listener = yield* aUser("fuzzed")
@@ -221,9 +235,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
         .sort((a, b) => lastly(a) - lastly(b))
       expect(operations.length).toBeGreaterThan(100)
       // Real ids of every kind (the listener's own and someone else's) so generated uuids hit real rows too.
-      const ids = (yield* sql<{ id: string }>`
-        (SELECT id::text FROM tracks LIMIT 3) UNION ALL (SELECT id::text FROM albums LIMIT 2)
-        UNION ALL (SELECT id::text FROM artists LIMIT 2) UNION ALL (SELECT id::text FROM users)`).map((row) => row.id)
+      const ids = yield* realIds(true)
 
       const failures: Array<string> = []
       let sent = 0
@@ -258,22 +270,19 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
           }
         }
       }
-      console.log(`fuzz: ${sent} requests over ${operations.length} operations and 3 roles, ${failures.length} 5xx`)
+      yield* report(`fuzz: ${sent} requests over ${operations.length} operations and 3 roles, ${failures.length} 5xx`)
       expect(failures).toEqual([])
     }),
   )
 
   it.effect("every Subsonic method with generated parameters: no 5xx, no hang", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const listener = yield* aUser("subfuzz")
       const password = (yield* rawJson("POST", "/api/me/subsonic-password", {}, listener.token)).json as {
         password: string
       }
       const auth = withToken(listener.user.username, password.password)
-      const ids = (yield* sql<{ id: string }>`
-        (SELECT id::text FROM tracks LIMIT 3) UNION ALL (SELECT id::text FROM albums LIMIT 2)
-        UNION ALL (SELECT id::text FROM artists LIMIT 2)`).map((row) => row.id)
+      const ids = yield* realIds(false)
       const valueOf = fc.oneof(
         { arbitrary: fc.constantFrom(...ids), weight: 2 },
         { arbitrary: fc.integer({ min: -3, max: 600 }).map(String), weight: 2 },
@@ -304,7 +313,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
           if (response.status >= 500) failures.push(`${path} → ${response.status} ${response.text.slice(0, 200)}`)
         }
       }
-      console.log(`fuzz: ${sent} Subsonic requests over ${SUBSONIC_METHODS.length} methods, ${failures.length} 5xx`)
+      yield* report(`fuzz: ${sent} Subsonic requests over ${SUBSONIC_METHODS.length} methods, ${failures.length} 5xx`)
       expect(failures).toEqual([])
     }),
   )
