@@ -40,7 +40,7 @@ describe("For You before the cold-start gate", () => {
   for (const [name, size] of SIZES) {
     it(`${name}: For You has tracks and says it is a starter mix; no horizontal scroll; axe`, async () => {
       // axe is injected as a script, which the server's Content-Security-Policy would refuse
-      const context = await browser.newContext({ ...size, bypassCSP: true })
+      const context = await browser.newContext(size)
       const { page, errors } = await signedInPage(server, context, "newcomer")
       await openAt(page, `${server.url}/for-you`, "For You")
       const label = page.locator(".system-mix[data-variant=for_you] .mix-description")

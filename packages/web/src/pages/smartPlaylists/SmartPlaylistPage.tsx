@@ -138,6 +138,13 @@ export default function SmartPlaylistPage(props: PageProps) {
   // The live count: asked again 300 ms after the last change; rules the server refuses say why.
   useEffect(() => {
     if (!loaded.value) return
+    // An empty value is the listener still typing, not a schema failure to quote back at them.
+    if (
+      drafts.value.some((draft) => draft.value.trim() === "" || (draft.op === "in_range" && draft.to.trim() === ""))
+    ) {
+      preview.value = "Give every condition a value to see how many tracks match."
+      return
+    }
     const controller = new AbortController()
     const timer = setTimeout(() => {
       api((client) => client.smartPlaylists.preview({ payload: { rules: rules() } }), controller.signal).then(
