@@ -51,6 +51,7 @@ import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import { JsonCachingLive } from "./http/jsonCaching.js"
+import { makeRequestMetrics } from "./http/requestMetrics.js"
 import { SecurityHeadersLive } from "./http/securityHeaders.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
@@ -129,6 +130,7 @@ import {
   SubsonicService,
 } from "./subsonic/index.js"
 import { SyncHttpLive, SyncService } from "./sync/index.js"
+import { METRICS_ROUTES, MetricsHttpLive } from "./system/MetricsHttp.js"
 import { SystemHttpLive } from "./system/SystemHttp.js"
 
 /** Services with no dependency on other domains' services. */
@@ -301,12 +303,15 @@ export const HttpAppLive = Layer.mergeAll(
     { method: "GET", path: "/docs" },
     ...PASSWORD_PAGE_ROUTES,
     ...SUBSONIC_ROUTES,
+    ...METRICS_ROUTES,
   ]),
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
   lazySwaggerLayer({ path: "/docs" }),
   PasswordPagesLive,
   SubsonicHttpLive,
   WebAppLive,
+  // Prometheus `/metrics` (loopback or the metrics token).
+  MetricsHttpLive,
   JsonCachingLive,
   SecurityHeadersLive,
   // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
@@ -330,12 +335,22 @@ const NodeServerLive = Layer.unwrapScoped(
   }),
 )
 
+/** Every request counted per route template into `/metrics`: the contract's routes and those served beside it. */
+export const requestMetrics = makeRequestMetrics([
+  { method: "GET", path: "/openapi.json" },
+  { method: "GET", path: "/docs" },
+  ...PASSWORD_PAGE_ROUTES,
+  ...SUBSONIC_ROUTES,
+  ...METRICS_ROUTES,
+  { method: "GET", path: "/*" },
+])
+
 /**
  * The whole server over a config layer: database (embedded or external), migrations, HTTP, the first scan,
  * the library watcher and periodic scan, the daily rebuild's scheduler.
  */
 export const ServerLive = Layer.mergeAll(
-  HttpApiBuilder.serve(accessLog).pipe(
+  HttpApiBuilder.serve((app) => accessLog(requestMetrics(app))).pipe(
     HttpServer.withLogAddress,
     // No tracer exports spans: the per-request server span (a parsed URL, every header copied as an attribute)
     // was a fifth of a small request's CPU, all of it garbage.

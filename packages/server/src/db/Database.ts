@@ -4,6 +4,7 @@ import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Option, Redacted } from "effect"
 import pg from "pg"
 import { TonearmConfig } from "../config/TonearmConfig.js"
+import { trackPool } from "../metrics.js"
 import { embeddedPostgres } from "./EmbeddedPostgres.js"
 import { MigrationsLive } from "./Migrations.js"
 
@@ -149,10 +150,16 @@ const uncancellablePool = (url: Redacted.Redacted) =>
       // An idle connection that dies (a database restart) is reported here; the next checkout reconnects.
       pool.on("error", () => {})
       pool.prepare = prepare
-      return pool
+      // The pool's connections count into `/metrics` while it is open.
+      return Object.assign(pool, { untrack: trackPool(pool) })
     }),
     // As @effect/sql-pg's own pool: a statement left running never holds shutdown for more than a second.
-    (pool) => Effect.promise(() => pool.end()).pipe(Effect.interruptible, Effect.timeoutOption("1 second")),
+    (pool) =>
+      Effect.sync(pool.untrack).pipe(
+        Effect.zipRight(Effect.promise(() => pool.end())),
+        Effect.interruptible,
+        Effect.timeoutOption("1 second"),
+      ),
   ).pipe(
     Effect.tap((pool) =>
       Effect.tryPromise({

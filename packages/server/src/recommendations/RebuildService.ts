@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SystemVariant, UserId } from "@tonearm/core"
 import { minimumMixSize, type Surface, withMinimum } from "@tonearm/recommend"
-import { Effect, Ref } from "effect"
+import { Cause, Effect, Ref } from "effect"
 import { AccountsService } from "../accounts/index.js"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate, daysBefore } from "../clock.js"
@@ -10,6 +10,7 @@ import { EnrichmentService } from "../enrichment/index.js"
 import { EventBus } from "../events/index.js"
 import { LibraryService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
+import { rebuildDuration, rebuildFailures } from "../metrics.js"
 import { QuarantineService } from "../moderation/index.js"
 import { PlaylistsService, type SystemSnapshot } from "../playlists/index.js"
 import { RebuildJobRepository } from "./RebuildJobRepository.js"
@@ -165,38 +166,45 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
       })
 
     /** Rebuilds one user now; answers how many system playlists were written and how many are withheld. */
-    const rebuild = Effect.fn("RebuildService.rebuild")(function* (user: UserId) {
-      const result = yield* engine.rebuild(yield* catalogSource, yield* inputFor(user))
-      // The tracks the listener flagged (quarantine) stay out of every system playlist; the minimum still holds.
-      const flagged = yield* quarantine.flaggedTrackIds(user)
-      const snapshots = yield* snapshotsOf(
-        flagged.size === 0
-          ? result.surfaces
-          : result.surfaces.map((surface) =>
-              surface.withheld
-                ? surface
-                : {
-                    ...withMinimum(
-                      surface.variant,
-                      surface.picks.filter((pick) => !flagged.has(pick.track_id)),
-                    ),
-                    starter: surface.starter,
-                  },
-            ),
-      )
-      const now = yield* currentDate
-      yield* Effect.gen(function* () {
-        yield* profiles.save(user, result.profile, now)
-        yield* playlists.replaceSystemPlaylists(user, snapshots)
-        yield* youMightLike.replace(user, result.youMightLike)
-      }).pipe(sql.withTransaction, orInternal("RebuildService.rebuild"))
-      // After the commit: a client that refetches on this event sees the new snapshot.
-      yield* events.publish("playlist.system_rebuilt", user, {})
-      return {
-        playlists: snapshots.length,
-        withheld: snapshots.filter((snapshot) => snapshot.lockedReason !== null).length,
-      }
-    })
+    const rebuild = Effect.fn("RebuildService.rebuild")(
+      function* (user: UserId) {
+        const started = performance.now()
+        const result = yield* engine.rebuild(yield* catalogSource, yield* inputFor(user))
+        // The tracks the listener flagged (quarantine) stay out of every system playlist; the minimum still holds.
+        const flagged = yield* quarantine.flaggedTrackIds(user)
+        const snapshots = yield* snapshotsOf(
+          flagged.size === 0
+            ? result.surfaces
+            : result.surfaces.map((surface) =>
+                surface.withheld
+                  ? surface
+                  : {
+                      ...withMinimum(
+                        surface.variant,
+                        surface.picks.filter((pick) => !flagged.has(pick.track_id)),
+                      ),
+                      starter: surface.starter,
+                    },
+              ),
+        )
+        const now = yield* currentDate
+        yield* Effect.gen(function* () {
+          yield* profiles.save(user, result.profile, now)
+          yield* playlists.replaceSystemPlaylists(user, snapshots)
+          yield* youMightLike.replace(user, result.youMightLike)
+        }).pipe(sql.withTransaction, orInternal("RebuildService.rebuild"))
+        // After the commit: a client that refetches on this event sees the new snapshot.
+        yield* events.publish("playlist.system_rebuilt", user, {})
+        rebuildDuration.observe((performance.now() - started) / 1000)
+        return {
+          playlists: snapshots.length,
+          withheld: snapshots.filter((snapshot) => snapshot.lockedReason !== null).length,
+        }
+      },
+      Effect.tapErrorCause((cause) =>
+        Cause.isInterruptedOnly(cause) ? Effect.void : Effect.sync(() => rebuildFailures.inc()),
+      ),
+    )
 
     /**
      * A user whose daily run was skipped as inactive (issue 28) is rebuilt on their next visit (Home, the system
