@@ -26,7 +26,11 @@ const openRequest = (route: string, token: string, headers: Record<string, strin
     return Effect.sync(() => request.destroy())
   })
 
-/** Statements of other backends waiting on a lock whose text matches `like` (fresh view, not the transaction's). */
+/**
+ * Backends (other than this one) whose statement matching `like` waits on a lock (fresh view, not the
+ * transaction's). Other statements may match too (a background read of the same table), so the test follows the
+ * backends it saw, never a count.
+ */
 const waitingOn = (like: string) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -34,18 +38,24 @@ const waitingOn = (like: string) =>
     const rows = yield* sql<{ pid: number }>`
       SELECT pid FROM pg_stat_activity
       WHERE pid <> pg_backend_pid() AND wait_event_type = 'Lock' AND state = 'active' AND query LIKE ${like}`
-    return rows.length
+    return new Set(rows.map((row) => row.pid))
   })
 
-const untilWaiting = (like: string) =>
+/** The backends that wait on a statement matching `like`, other than those of `before`, once there is one. */
+const untilWaiting = (like: string, before: ReadonlySet<number>) =>
   Effect.gen(function* () {
     // Up to 10 s: on a busy machine the request may take a while to reach its statement.
     for (let attempt = 0; attempt < 500; attempt++) {
-      if ((yield* waitingOn(like)) > 0) return true
+      const waiting = new Set([...(yield* waitingOn(like))].filter((pid) => !before.has(pid)))
+      if (waiting.size > 0) return waiting
       yield* Effect.sleep("20 millis")
     }
-    return false
+    return new Set<number>()
   })
+
+/** Which of `pids` still wait on a statement matching `like`. */
+const stillWaiting = (like: string, pids: ReadonlySet<number>) =>
+  Effect.map(waitingOn(like), (waiting) => [...pids].filter((pid) => waiting.has(pid)))
 
 /** Locks with `lock`, sends a request that waits behind it, closes the client, and checks the statement waits on. */
 const abortBehind = (
@@ -56,26 +66,37 @@ const abortBehind = (
 ) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    let pids: ReadonlySet<number> = new Set()
     yield* sql.withTransaction(
       Effect.gen(function* () {
         yield* lock
+        const before = yield* waitingOn(like)
         const close = yield* openRequest("/api/library/genres", token, headers)
-        expect(yield* untilWaiting(like)).toBe(true)
+        const waiting = yield* untilWaiting(like, before)
+        expect(waiting.size).toBeGreaterThan(0)
+        pids = waiting
         yield* close
         yield* Effect.sleep("300 millis")
         // The client is gone; its statement still waits for the lock instead of being cancelled.
-        expect(yield* waitingOn(like)).toBe(1)
+        expect(yield* stillWaiting(like, waiting)).toEqual([...waiting])
       }),
     )
     // Lock released: the statement finishes and nothing is left waiting.
-    for (let attempt = 0; attempt < 50 && (yield* waitingOn(like)) > 0; attempt++) yield* Effect.sleep("20 millis")
-    expect(yield* waitingOn(like)).toBe(0)
+    for (let attempt = 0; attempt < 50 && (yield* stillWaiting(like, pids)).length > 0; attempt++)
+      yield* Effect.sleep("20 millis")
+    expect(yield* stillWaiting(like, pids)).toEqual([])
   })
+
+/** The admin's token: the first account when the test runs alone, a new sign-in when another test made it. */
+const adminToken = signUpFirstAdmin("admin").pipe(
+  Effect.orElse(() => logIn("admin")),
+  Effect.map((admin) => admin.token),
+)
 
 layer(TestServerLive(), { excludeTestServices: true, timeout: "60 seconds" })("client aborts", (it) => {
   it.effect("a client that leaves does not cancel its request's statements (authentication)", () =>
     Effect.gen(function* () {
-      const { token } = yield* signUpFirstAdmin("admin")
+      const token = yield* adminToken
       const sql = yield* SqlClient.SqlClient
       // The authentication statement only: a late idle-session prune of the sign-up also waits on this lock.
       yield* abortBehind(sql`LOCK TABLE sessions IN ACCESS EXCLUSIVE MODE`, "%WITH found AS%FROM sessions%", token)
@@ -84,7 +105,7 @@ layer(TestServerLive(), { excludeTestServices: true, timeout: "60 seconds" })("c
 
   it.effect("a client that leaves does not cancel its request's statements (the per-request settings read)", () =>
     Effect.gen(function* () {
-      const { token } = yield* logIn("admin")
+      const token = yield* adminToken
       const sql = yield* SqlClient.SqlClient
       // Through a proxy: only a request with X-Forwarded-For reads the hop setting.
       yield* abortBehind(sql`LOCK TABLE settings IN ACCESS EXCLUSIVE MODE`, "%FROM settings%", token, {
