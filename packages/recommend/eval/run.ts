@@ -11,7 +11,7 @@
  * `discover` runs the shipped pipeline: the in-library source is similarInLibrary's learned blend (EASE +
  * RP3beta fitted on the population's plays, with the tag cosine's share, similarity/blend.ts), the provider
  * is a stand-in built like Last.fm's similar artists (play-weighted asymmetric cosine, PROVIDER_ALPHA), each
- * cut at production's 120 per seed and merged as the server merges sources (mergeSimilarByMax); then
+ * cut at production's 120 per seed and blended as the server blends sources (blendSourcesByRank); then
  * suggestionPool → rule 5 → diversity at production's list size (30). Baselines computed in the same run:
  * popularity, item-kNN (binary cosine), EASE (λ tuned on this split), RP3beta, random; extra rows isolate
  * the sources. Metrics: NDCG@10, HR@10, recall@50 (over the list a method gives: 30 for the shipped
@@ -29,6 +29,7 @@ import { Effect, Random } from "effect"
 import {
   accumulateTaste,
   BLEND_DEPTH,
+  blendSourcesByRank,
   buildCatalog,
   cosine,
   discoverSuggestions,
@@ -63,8 +64,14 @@ const { values: options } = parseArgs({
     json: { type: "boolean", default: false },
     /** a comma-separated subset of the methods (item_knn is always run: the CI is against it) */
     methods: { type: "string" },
-    /** how the sources merge: "max" (what ships) or "sum" (weighted, exploration) */
-    merge: { type: "string", default: "max" },
+    /** how the sources merge: "rank" (what ships), "sum" (weighted scores) or "max" (exploration) */
+    merge: { type: "string", default: "rank" },
+    /**
+     * Extra discover rows in the same run, comma-separated, each `key=value` pairs joined by `/`: merge
+     * (rank|sum|max|none = learned only), w (provider weight), k (rank damping), knn, rp3, tag, gamma
+     * (blend weights that need no refit). E.g. `merge=rank/w=0.25/k=20,merge=none/knn=0.3`.
+     */
+    variants: { type: "string" },
     // Exploration knobs (defaults: what ships); never tuned on held-out users.
     lambda: { type: "string" },
     "max-items": { type: "string" },
@@ -73,6 +80,8 @@ const { values: options } = parseArgs({
     "tag-weight": { type: "string" },
     gamma: { type: "string" },
     "provider-weight": { type: "string" },
+    "rank-k": { type: "string" },
+    knn: { type: "string" },
     "ease-lambda": { type: "string" },
     "ease-items": { type: "string" },
   },
@@ -104,6 +113,7 @@ const tuning: LearnedSimilarityTuning = {
   ...LEARNED_SIMILARITY,
   rp3Weight: numberOr(options["rp3-weight"], LEARNED_SIMILARITY.rp3Weight),
   tagWeight: numberOr(options["tag-weight"], LEARNED_SIMILARITY.tagWeight),
+  knnWeight: numberOr(options.knn, LEARNED_SIMILARITY.knnWeight),
   popularityDiscount: numberOr(options.gamma, LEARNED_SIMILARITY.popularityDiscount),
   ease: {
     lambda: numberOr(options.lambda, LEARNED_SIMILARITY.ease.lambda),
@@ -114,7 +124,51 @@ const tuning: LearnedSimilarityTuning = {
 const sourceWeights = {
   ...SIMILAR_SOURCE_WEIGHTS,
   provider: numberOr(options["provider-weight"], SIMILAR_SOURCE_WEIGHTS.provider),
+  rankK: numberOr(options["rank-k"], SIMILAR_SOURCE_WEIGHTS.rankK),
 }
+
+/** One discover variant: how the sources merge and the blend-time weights (see `--variants`). */
+interface Variant {
+  readonly name: string
+  readonly merge: string
+  readonly provider: number
+  readonly rankK: number
+  readonly tuning: LearnedSimilarityTuning
+}
+const variantOf = (spec: string): Variant => {
+  const pairs = new Map(
+    spec.split("/").map((pair) => {
+      const [key, value] = pair.split("=")
+      return [key!.trim(), (value ?? "").trim()] as const
+    }),
+  )
+  const num = (key: string, fallback: number) => numberOr(pairs.get(key), fallback)
+  return {
+    name: `discover[${spec}]`,
+    merge: pairs.get("merge") ?? options.merge,
+    provider: num("w", sourceWeights.provider),
+    rankK: num("k", sourceWeights.rankK),
+    tuning: {
+      ...tuning,
+      knnWeight: num("knn", tuning.knnWeight),
+      rp3Weight: num("rp3", tuning.rp3Weight),
+      tagWeight: num("tag", tuning.tagWeight),
+      popularityDiscount: num("gamma", tuning.popularityDiscount),
+    },
+  }
+}
+const shippedVariant: Variant = {
+  name: "discover",
+  merge: options.merge,
+  provider: sourceWeights.provider,
+  rankK: sourceWeights.rankK,
+  tuning,
+}
+const variants: ReadonlyArray<Variant> = (options.variants ?? "")
+  .split(",")
+  .map((spec) => spec.trim())
+  .filter((spec) => spec !== "")
+  .map(variantOf)
 /** The EASE baseline: λ tuned on the development split (grid 10–1000: 50 is best), same artist bound. */
 const EASE_BASELINE = {
   lambda: numberOr(options["ease-lambda"], 50),
@@ -269,37 +323,57 @@ const evaluateSeed = (seed: string): SeedResult => {
   const started = Date.now()
   const learned = fitLearnedSimilarity(interactions, tuning)
   const fitMs = Date.now() - started
-  const learnedCache = new Map<number, ReadonlyArray<SimilarCandidate>>()
-  const inLibrarySimilar: SimilarOf = (id) => {
-    const index = catalog.artistIndex.get(id)!
-    const cached = learnedCache.get(index)
-    if (cached !== undefined) return cached
-    const list = learnedSimilar(learned, index, PER_SEED, tagSimilar(catalog, index, BLEND_DEPTH)).map(
-      ([other, score]) => candidateOf(artistAt(other), score),
-    )
-    learnedCache.set(index, list)
-    return list
+  /** The in-library source under one variant's blend weights (the fitted model is shared). */
+  const inLibraryOf = (variantTuning: LearnedSimilarityTuning): SimilarOf => {
+    const model = { ...learned, tuning: variantTuning }
+    const cache = new Map<number, ReadonlyArray<SimilarCandidate>>()
+    return (id) => {
+      const index = catalog.artistIndex.get(id)!
+      const cached = cache.get(index)
+      if (cached !== undefined) return cached
+      const list = learnedSimilar(model, index, PER_SEED, tagSimilar(catalog, index, BLEND_DEPTH)).map(
+        ([other, score]) => candidateOf(artistAt(other), score),
+      )
+      cache.set(index, list)
+      return list
+    }
   }
+  const inLibraryByTuning = new Map<string, SimilarOf>()
+  const inLibraryFor = (variantTuning: LearnedSimilarityTuning): SimilarOf => {
+    const key = JSON.stringify(variantTuning)
+    const known = inLibraryByTuning.get(key)
+    if (known !== undefined) return known
+    const made = inLibraryOf(variantTuning)
+    inLibraryByTuning.set(key, made)
+    return made
+  }
+  const inLibrarySimilar = inLibraryFor(tuning)
   // What DiscoverService reads: every source cut at PER_SEED, merged as similarFromAll merges them.
-  const shippedCache = new Map<string, ReadonlyArray<SimilarCandidate>>()
-  const shippedSimilar: SimilarOf = (id) => {
-    const cached = shippedCache.get(id)
-    if (cached !== undefined) return cached
-    const inLibrary = inLibrarySimilar(id).slice(0, PER_SEED)
-    const provider = providerSimilar(id).slice(0, PER_SEED)
-    const list =
-      options.merge === "sum"
-        ? mergeSourceAnswers(
-            [
-              { weight: sourceWeights.in_library, candidates: inLibrary },
-              { weight: sourceWeights.provider, candidates: provider },
-            ],
-            PER_SEED,
-          )
-        : mergeSimilarByMax([inLibrary, provider])
-    shippedCache.set(id, list)
-    return list
+  const similarOfVariant = (variant: Variant): SimilarOf => {
+    const inLibrary = inLibraryFor(variant.tuning)
+    const cache = new Map<string, ReadonlyArray<SimilarCandidate>>()
+    return (id) => {
+      const cached = cache.get(id)
+      if (cached !== undefined) return cached
+      const own = inLibrary(id).slice(0, PER_SEED)
+      const provider = providerSimilar(id).slice(0, PER_SEED)
+      const answers = [
+        { weight: 1, candidates: own },
+        { weight: variant.provider, candidates: provider },
+      ]
+      const list =
+        variant.merge === "none"
+          ? own
+          : variant.merge === "sum"
+            ? mergeSourceAnswers(answers, PER_SEED)
+            : variant.merge === "max"
+              ? mergeSimilarByMax([own, provider])
+              : blendSourcesByRank(answers, PER_SEED, variant.rankK)
+      cache.set(id, list)
+      return list
+    }
   }
+  const shippedSimilar = similarOfVariant(shippedVariant)
 
   // ---- baselines fitted by the project -----------------------------------------------------------------
   const ease = fitEase(interactions, EASE_BASELINE)
@@ -383,10 +457,22 @@ const evaluateSeed = (seed: string): SeedResult => {
     ),
     discover_provider_only: discoverWith(providerSimilar, SHIPPED_TUNING.discovery.tag_overlap_weight, K_RECALL),
     discover_cosine_source: discoverWith(cosineSimilar, SHIPPED_TUNING.discovery.tag_overlap_weight, K_RECALL),
+    ...Object.fromEntries(
+      variants.map((variant) => [
+        variant.name,
+        discoverWith(similarOfVariant(variant), SHIPPED_TUNING.discovery.tag_overlap_weight, SUGGESTIONS_SIZE),
+      ]),
+    ),
   }
 
   if (options.methods !== undefined) {
-    const wanted = new Set([...options.methods.split(","), "item_knn", "ease", "discover"])
+    const wanted = new Set([
+      ...options.methods.split(","),
+      "item_knn",
+      "ease",
+      "discover",
+      ...variants.map((variant) => variant.name),
+    ])
     for (const name of Object.keys(methods)) if (!wanted.has(name)) delete methods[name]
   }
 

@@ -2,6 +2,8 @@ import { ArtistId } from "@tonearm/core"
 import { describe, expect, it } from "vitest"
 import {
   blendLists,
+  blendSourcesByRank,
+  cooccurrenceSimilar,
   easeSimilar,
   fitEase,
   fitLearnedSimilarity,
@@ -11,6 +13,8 @@ import {
   invertSpdInPlace,
   LEARNED_SIMILARITY,
   learnedSimilar,
+  learnedSimilarityData,
+  learnedSimilarityFromData,
   mergeSourceAnswers,
   normalisedTop,
   rp3Scores,
@@ -260,5 +264,74 @@ describe("similar-artist sources: the weighted merge", () => {
     expect(mergeSourceAnswers([{ weight: 1, candidates: [candidate("q", 0.7), candidate("r", 0.2)] }], 1)).toHaveLength(
       1,
     )
+  })
+
+  it("the rank blend weights the provider below the learned list whatever its raw scores", () => {
+    // The provider scores everything near 1; the learned list is steep. Ranks, not raw scores, decide.
+    const id = (n: number) => `00000000-0000-4000-8100-00000000000${n}`
+    const learned = [candidate("a", 1, id(1)), candidate("b", 0.2, id(2)), candidate("c", 0.1, id(3))]
+    const provider = [candidate("p", 1), candidate("q", 0.99), candidate("b", 0.98, id(2))]
+    const blended = blendSourcesByRank(
+      [
+        { weight: 1, candidates: learned },
+        { weight: 0.25, candidates: provider },
+      ],
+      10,
+      20,
+    )
+    expect(blended.map((c) => c.mbid)).toEqual(["b", "a", "c", "p", "q"])
+    // b: learned rank 1 and provider rank 2, 1·20/21 + 0.25·20/22 over 1.25; a: learned rank 0 alone, 1/1.25.
+    expect(blended[0]!.score).toBeCloseTo((20 / 21 + 0.25 * (20 / 22)) / 1.25, 12)
+    expect(blended[1]!.score).toBeCloseTo(1 / 1.25, 12)
+    expect(blended[0]!.artist_id).toBe(id(2))
+    // A seed only the provider knows keeps the provider's own (rank) scale, its best at 1.
+    expect(blendSourcesByRank([{ weight: 0.25, candidates: provider }], 10, 20)[0]!.score).toBe(1)
+  })
+})
+
+describe("learned similarity: held as data between fits", () => {
+  const counts = [
+    ...[1, 2, 3, 4, 5].flatMap((u) => [
+      { user: u, item: 0, plays: 10 },
+      { user: u, item: 1, plays: 8 },
+    ]),
+    ...[6, 7, 8].flatMap((u) => [
+      { user: u, item: 2, plays: 5 },
+      { user: u, item: 3, plays: 5 },
+      { user: u, item: 1, plays: 1 },
+    ]),
+    { user: 1, item: 4, plays: 1 },
+  ]
+  const tuning = { ...LEARNED_SIMILARITY, ease: { lambda: 1, maxItems: 5 } }
+
+  it("the model read back from its data answers what the fitted model answers", () => {
+    const model = fitLearnedSimilarity(interactionsOf(5, counts), tuning)
+    const back = learnedSimilarityFromData(learnedSimilarityData(model))
+    for (const seed of [0, 1, 2, 3, 4]) {
+      const a = learnedSimilar(model, seed, 10)
+      const b = learnedSimilar(back, seed, 10)
+      expect(b.map(([item]) => item)).toEqual(a.map(([item]) => item))
+      // EASE's weights are held in single precision.
+      b.forEach(([, score], i) => {
+        expect(score).toBeCloseTo(a[i]![1], 6)
+      })
+    }
+  })
+
+  it("after the library changed, an artist gone since the fit is never answered and the others keep their neighbours", () => {
+    const model = fitLearnedSimilarity(interactionsOf(5, counts), tuning)
+    // Artist 0 left; the others moved down one index; a new artist 4 nobody played yet.
+    const index = Int32Array.from([-1, 0, 1, 2, 3])
+    const moved = learnedSimilarityFromData(learnedSimilarityData(model), { index, items: 5 })
+    expect(learnedSimilar(moved, 1, 10)[0]![0]).toBe(2) // old 2 → 1's neighbour 3 → new 2
+    for (const seed of [0, 1, 2, 3, 4]) expect(learnedSimilar(moved, seed, 10).map(([item]) => item)).not.toContain(-1)
+  })
+
+  it("item-kNN's listener-set cosine as one more model", () => {
+    const model = fitLearnedSimilarity(interactionsOf(5, counts), tuning)
+    // 0 and 1 share 5 listeners (0 has 5, 1 has 8): 5/√40; 4 shares 1 listener with 0 (4 has 1): 1/√5.
+    const knn = cooccurrenceSimilar(model.rp3, model.listeners, 0, 10)
+    expect(knn.map(([item]) => item)).toEqual([1, 4])
+    expect(knn[1]![1]).toBeCloseTo(1 / Math.sqrt(5) / (5 / Math.sqrt(40)), 12)
   })
 })

@@ -56,7 +56,10 @@ import { SecurityHeadersLive } from "./http/securityHeaders.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
+  AdminLibrariesHttpLive,
   BootScanLive,
+  LibrariesBootLive,
+  LibrariesService,
   CatalogRules,
   CoverService,
   CoversHttpLive,
@@ -89,6 +92,7 @@ import {
   DiscoverHttpLive,
   DiscoverService,
   EnginePlacement,
+  LearnedSimilarityService,
   RadioHttpLive,
   RadioService,
   RebuildRunsService,
@@ -186,6 +190,8 @@ const RecommendationServicesLive = Layer.mergeAll(
   RecommendationsService.Default,
   RebuildService.Default,
   TrendsService.Default,
+  // The learned similarity's fits (nightly, after scans and imports), over the rebuild's catalog source.
+  LearnedSimilarityService.Default.pipe(Layer.provide(RebuildService.Default)),
 ).pipe(Layer.provideMerge(Layer.mergeAll(TuningService.Default, RecommendationEngineLive)))
 
 /** Discover, radio and similar artists, over the rebuild and the similar-artist sources. */
@@ -211,6 +217,8 @@ const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLast
 
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
+  // The libraries and who hears each (admin routes, the boot's reconciliation), over scans and the change log.
+  LibrariesService.Default,
   // Network speakers: over stream tokens, the library and diagnostics.
   CastRenderersService.Default,
   SystemPlaylistsService.Default,
@@ -255,6 +263,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     CoversHttpLive,
     CoverSourcesHttpLive,
     ScanHttpLive,
+    AdminLibrariesHttpLive,
     MissingTracksHttpLive,
     StreamingHttpLive,
     CastHttpLive,
@@ -316,6 +325,8 @@ export const HttpAppLive = Layer.mergeAll(
   SecurityHeadersLive,
   // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
   ImportRunnerLive,
+  // The configured folders become libraries (the first adopts an index made before libraries existed).
+  LibrariesBootLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */

@@ -1,3 +1,4 @@
+import { cooccurrenceSimilar } from "./cooccurrence.js"
 import { type EaseModel, easeSimilar, fitEase } from "./ease.js"
 import type { Interactions } from "./interactions.js"
 import { listenerCounts, normalisedTop, type ScoredItems } from "./interactions.js"
@@ -13,6 +14,8 @@ export interface LearnedSimilarityTuning {
   readonly easeWeight: number
   readonly rp3Weight: number
   readonly tagWeight: number
+  /** item-kNN's listener-set cosine (cooccurrence.ts), a third model in the ensemble */
+  readonly knnWeight: number
   /** γ of the popularity discount */
   readonly popularityDiscount: number
   readonly ease: { readonly lambda: number; readonly maxItems: number }
@@ -28,6 +31,7 @@ export const LEARNED_SIMILARITY: LearnedSimilarityTuning = {
   easeWeight: 1,
   rp3Weight: 0.5,
   tagWeight: 0.1,
+  knnWeight: 0,
   popularityDiscount: 0.1,
   ease: { lambda: 100, maxItems: 2000 },
   rp3: { alpha: 1, beta: 0.2 },
@@ -49,6 +53,90 @@ export const fitLearnedSimilarity = (
   rp3: fitRp3beta(interactions, tuning.rp3),
   listeners: listenerCounts(interactions),
 })
+
+/**
+ * A fitted learned similarity as flat typed arrays: what the server holds between fits and sends to the
+ * engine's processes (V8 serialisation copies typed arrays as bytes). EASE's weights in single precision
+ * (N² × 4 bytes: 16 MB at 2,000 artists), the listening as compressed rows (12 bytes per listener–artist
+ * pair); RP3beta's walk lists are rebuilt from them when the model is read back (`learnedSimilarityFromData`).
+ */
+export interface LearnedSimilarityData {
+  readonly tuning: LearnedSimilarityTuning
+  readonly items: number
+  readonly easeKept: Int32Array
+  readonly easeWeights: Float32Array
+  /** listener u's pairs are rowItems / rowWeights[rowStart[u] … rowStart[u + 1]) */
+  readonly rowStart: Int32Array
+  readonly rowItems: Int32Array
+  readonly rowWeights: Float32Array
+}
+
+export const learnedSimilarityData = (model: LearnedSimilarity): LearnedSimilarityData => {
+  const rows = model.rp3.interactions.rows
+  const rowStart = new Int32Array(rows.length + 1)
+  rows.forEach((row, u) => {
+    rowStart[u + 1] = rowStart[u]! + row.length
+  })
+  const rowItems = new Int32Array(rowStart[rows.length]!)
+  const rowWeights = new Float32Array(rowItems.length)
+  rows.forEach((row, u) => {
+    row.forEach(([item, weight], k) => {
+      rowItems[rowStart[u]! + k] = item
+      rowWeights[rowStart[u]! + k] = weight
+    })
+  })
+  return {
+    tuning: model.tuning,
+    items: model.rp3.interactions.items,
+    easeKept: model.ease.kept,
+    easeWeights:
+      model.ease.weights instanceof Float32Array ? model.ease.weights : Float32Array.from(model.ease.weights),
+    rowStart,
+    rowItems,
+    rowWeights,
+  }
+}
+
+/** The bytes a fitted model's data holds. */
+export const learnedSimilarityBytes = (data: LearnedSimilarityData): number =>
+  data.easeKept.byteLength +
+  data.easeWeights.byteLength +
+  data.rowStart.byteLength +
+  data.rowItems.byteLength +
+  data.rowWeights.byteLength
+
+/**
+ * The model back from its data, its artist indexes moved by `remap` (fit index → today's index, −1 for an
+ * artist gone since; `items` today's artist count) when the library changed after the fit.
+ */
+export const learnedSimilarityFromData = (
+  data: LearnedSimilarityData,
+  remap?: { readonly index: Int32Array; readonly items: number },
+): LearnedSimilarity => {
+  const at = (item: number) => (remap === undefined ? item : (remap.index[item] ?? -1))
+  const items = remap?.items ?? data.items
+  const rows: Array<ReadonlyArray<readonly [number, number]>> = []
+  for (let u = 0; u + 1 < data.rowStart.length; u++) {
+    const row: Array<readonly [number, number]> = []
+    for (let k = data.rowStart[u]!; k < data.rowStart[u + 1]!; k++) {
+      const item = at(data.rowItems[k]!)
+      if (item >= 0) row.push([item, data.rowWeights[k]!])
+    }
+    rows.push(row)
+  }
+  const interactions: Interactions = { items, rows }
+  const kept = remap === undefined ? data.easeKept : data.easeKept.map(at)
+  const position = new Int32Array(items).fill(-1)
+  kept.forEach((item, p) => {
+    if (item >= 0) position[item] = p
+  })
+  return {
+    tuning: data.tuning,
+    ease: { kept, position, weights: data.easeWeights },
+    rp3: fitRp3beta(interactions, data.tuning.rp3),
+    listeners: listenerCounts(interactions),
+  }
+}
 
 /** One weighted similarity list of a seed (scores in [0, 1], the best 1). */
 export interface WeightedList {
@@ -93,6 +181,10 @@ export const learnedSimilar = (
       { weight: t.easeWeight, scores: easeSimilar(model.ease, item, BLEND_DEPTH) },
       { weight: t.rp3Weight, scores: rp3Similar(model.rp3, item, BLEND_DEPTH) },
       { weight: t.tagWeight, scores: tagScores.filter(([other]) => other !== item) },
+      {
+        weight: t.knnWeight,
+        scores: t.knnWeight > 0 ? cooccurrenceSimilar(model.rp3, model.listeners, item, BLEND_DEPTH) : [],
+      },
     ],
     limit,
     (other) => Math.max(1, model.listeners[other] ?? 0) ** -t.popularityDiscount,

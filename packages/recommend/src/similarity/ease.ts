@@ -13,8 +13,8 @@ export interface EaseModel {
   readonly kept: Int32Array
   /** artist index → its position in `kept`, or −1 */
   readonly position: Int32Array
-  /** B, row-major kept × kept */
-  readonly weights: Float64Array
+  /** B, row-major kept × kept (single precision once held between fits: `learnedSimilarityData`) */
+  readonly weights: Float64Array | Float32Array
 }
 
 export interface EaseOptions {
@@ -106,7 +106,8 @@ export const easeSimilar = (model: EaseModel, item: number, limit: number): Scor
   const scores: Array<readonly [number, number]> = []
   for (let j = 0; j < n; j++) {
     const w = model.weights[p * n + j]!
-    if (w > 0) scores.push([model.kept[j]!, w])
+    // A kept artist that left the library since the fit is −1.
+    if (w > 0 && model.kept[j]! >= 0) scores.push([model.kept[j]!, w])
   }
   return normalisedTop(scores, limit)
 }

@@ -44,10 +44,38 @@ export const mergeSourceAnswers = (answers: ReadonlyArray<SourceAnswer>, limit: 
 }
 
 /**
- * The weight of each similar-artists source in the merge: the learned in-library similarity (EASE +
- * RP3beta + tag cosine) and a provider's list (Last.fm, ListenBrainz) count alike.
+ * The weight of each similar-artists source in the blend (`blendSourcesByRank`): the learned in-library
+ * similarity (EASE + RP3beta + tag cosine) leads, a provider's list (Last.fm, ListenBrainz) counts less.
+ * `rankK` is the rank blend's damping: a source's i-th artist (0 = its best) carries weight × k / (k + i).
+ * Chosen on the development split only (packages/recommend/eval, `--variants`).
  */
-export const SIMILAR_SOURCE_WEIGHTS = { in_library: 1, provider: 1 } as const
+export const SIMILAR_SOURCE_WEIGHTS = { in_library: 1, provider: 0.25, rankK: 20 } as const
+
+/**
+ * What the server ships (SuggestionSources.similarFromAll): one seed's similar artists from every source,
+ * blended by rank. Each source's list is read best first; its i-th artist scores weight × k / (k + i), so a
+ * source's best counts its whole weight whatever its raw scale, and a provider whose scores are all near 1
+ * cannot crowd out the learned list. An artist named by several sources adds their parts. The sum is divided
+ * by the total weight of the sources that answered anything, so scores stay in [0, 1] and a seed only one
+ * source knows keeps that source's scale. Each artist once (an in-library artist by its artist id, others by
+ * MusicBrainz id); an in-library artist keeps its artist id whichever source named it, and the first
+ * non-empty tags. Best first (ties by key), at most `limit`.
+ */
+export const blendSourcesByRank = (
+  answers: ReadonlyArray<SourceAnswer>,
+  limit: number,
+  k: number = SIMILAR_SOURCE_WEIGHTS.rankK,
+): Array<SimilarCandidate> =>
+  mergeSourceAnswers(
+    answers.map(({ weight, candidates }) => ({
+      weight,
+      candidates: [...candidates]
+        .filter((candidate) => candidate.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .map((candidate, rank) => ({ ...candidate, score: k / (k + rank) })),
+    })),
+    limit,
+  )
 
 /**
  * What the server ships (SuggestionSources.similarFromAll): one seed's similar artists from every source,

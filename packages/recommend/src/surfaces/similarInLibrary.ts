@@ -5,8 +5,11 @@ import {
   fitLearnedSimilarity,
   LEARNED_SIMILARITY,
   type LearnedSimilarity,
+  type LearnedSimilarityData,
   type LearnedSimilarityTuning,
   learnedSimilar,
+  learnedSimilarityData,
+  learnedSimilarityFromData,
 } from "../similarity/blend.js"
 import { interactionsOf } from "../similarity/interactions.js"
 import { tagSimilar } from "../similarity/tags.js"
@@ -28,9 +31,34 @@ export interface CoListenRow {
 
 export interface SimilarArtistsQuery {
   readonly seeds: ReadonlyArray<ArtistId>
-  readonly coListens: ReadonlyArray<CoListenRow>
   /** the most similar artists kept per seed */
   readonly limit: number
+}
+
+/**
+ * A learned similarity fitted on one library's artists: its data (typed arrays, cheap to hold and to send to
+ * another process) and the artist ids its indexes stand for, so it still answers after the library changed.
+ */
+export interface FittedSimilarity {
+  readonly artistIds: ReadonlyArray<ArtistId>
+  readonly data: LearnedSimilarityData
+}
+
+/** Fits the learned similarity on the co-listening rows, as data (the engine's fit job). */
+export const fitSimilarityData = (catalog: Catalog, coListens: ReadonlyArray<CoListenRow>): FittedSimilarity => ({
+  artistIds: catalog.artistIds,
+  data: learnedSimilarityData(learnedSimilarityOf(catalog, coListens)),
+})
+
+/** The fitted similarity read back against `catalog` (its artist indexes moved when the library changed). */
+export const learnedSimilarityFor = (catalog: Catalog, fitted: FittedSimilarity): LearnedSimilarity => {
+  const same =
+    fitted.artistIds === catalog.artistIds ||
+    (fitted.artistIds.length === catalog.artistIds.length &&
+      fitted.artistIds.every((id, i) => catalog.artistIds[i] === id))
+  if (same) return learnedSimilarityFromData(fitted.data)
+  const index = Int32Array.from(fitted.artistIds, (id) => catalog.artistIndex.get(id) ?? -1)
+  return learnedSimilarityFromData(fitted.data, { index, items: catalog.artistIds.length })
 }
 
 /** One in-library artist similar to a seed. `mbid` is null when the artist has no MusicBrainz id. */
@@ -71,18 +99,19 @@ export const learnedSimilarityOf = (
 
 /**
  * The in-library similar artists of each seed: the learned blend (EASE + RP3beta over every listener's
- * plays, with the tag cosine's share), best = 1, at most `limit`. `learned` is the model fitted on
- * `query.coListens` (fitted here when absent).
+ * plays, with the tag cosine's share), best = 1, at most `limit`. Without a fitted model yet (a server's
+ * first fit still running) the tag cosine alone answers.
  */
 export const similarInLibrary = (
   catalog: Catalog,
   query: SimilarArtistsQuery,
-  learned: LearnedSimilarity = learnedSimilarityOf(catalog, query.coListens),
+  learned: LearnedSimilarity | undefined,
 ): ReadonlyArray<SeedSimilarities> =>
   query.seeds.map((seed) => {
     const s = catalog.artistIndex.get(seed)
     if (s === undefined) return { seed, similar: [] }
-    const ranked = learnedSimilar(learned, s, query.limit, tagSimilar(catalog, s, BLEND_DEPTH))
+    const tags = tagSimilar(catalog, s, BLEND_DEPTH)
+    const ranked = learned === undefined ? tags.slice(0, query.limit) : learnedSimilar(learned, s, query.limit, tags)
     return {
       seed,
       similar: ranked.map(([a, score]) => ({

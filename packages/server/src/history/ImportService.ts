@@ -45,7 +45,7 @@ import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { collectGarbageWhenIdle } from "../idleGc.js"
 import { PlaysService } from "../listening/index.js"
-import { RebuildService } from "../recommendations/index.js"
+import { LearnedSimilarityService, RebuildService } from "../recommendations/index.js"
 import { type ImportCounters, ImportRepository, type ImportRow } from "./ImportRepository.js"
 import {
   type ImportJob,
@@ -171,6 +171,7 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
     const imports = yield* ImportRepository
     const plays = yield* PlaysService
     const rebuilds = yield* RebuildService
+    const learned = yield* LearnedSimilarityService
     const events = yield* EventBus
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
@@ -504,6 +505,8 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
           yield* imports.finish(row.id, "done", note, yield* currentDate)
           yield* removeFile(row.file_path)
           yield* publish("done", true)
+          // New plays change the co-listening: the learned similarity is refitted in the background.
+          if (counters.added > 0) yield* learned.refitInBackground
           // New plays change the taste: the listener's mixes are rebuilt once now, not at 03:00.
           if (job.userId !== null && counters.added > 0)
             yield* rebuilds

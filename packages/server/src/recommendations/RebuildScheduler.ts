@@ -3,6 +3,7 @@ import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { AccountLifecycle, AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
 import { SmartPlaylistsService } from "../smartPlaylists/index.js"
+import { LEARNED_NIGHTLY_AGE_MS, LearnedSimilarityService } from "./LearnedSimilarityService.js"
 import { RebuildJobRepository } from "./RebuildJobRepository.js"
 import { RebuildService } from "./RebuildService.js"
 import { defaultEngineWorkers } from "./RecommendationEngineWorker.js"
@@ -46,6 +47,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
     const rebuilds = yield* RebuildService
     const accounts = yield* AccountsService
     const smartPlaylists = yield* SmartPlaylistsService
+    const learned = yield* LearnedSimilarityService
 
     /** Claims one due job (moving it to its next 03:00 in the same statement), or none. */
     const claimOne = Effect.gen(function* () {
@@ -94,6 +96,18 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
      * `RUN_CONCURRENCY` at a time, each lane claiming its next job when it is free. Answers the users run.
      */
     const runDue = Effect.fn("RebuildScheduler.runDue")(function* () {
+      // The night's learned-similarity fit, in the engine, before the first rebuild of the night (the first due
+      // zone fits, later zones reuse it): the next Discover read finds it ready and never waits for a fit.
+      if ((yield* jobs.dueZones(yield* currentDate)).length > 0)
+        yield* learned
+          .refitIfOlderThan(LEARNED_NIGHTLY_AGE_MS)
+          .pipe(
+            Effect.catchAllCause((cause) =>
+              Cause.isInterruptedOnly(cause)
+                ? Effect.interrupt
+                : Effect.logError("nightly learned similarity fit failed", cause),
+            ),
+          )
       const ran = yield* Ref.make<ReadonlyArray<UserId>>([])
       const lane = Effect.gen(function* () {
         while (true) {

@@ -2,6 +2,9 @@ import type { AlbumId, ArtistId, Internal, TrackId, Tuning, UserId } from "@tone
 import {
   buildCatalog,
   type Catalog,
+  type CoListenRow,
+  type FittedSimilarity,
+  fitSimilarityData,
   type LibraryTrack,
   type Pick,
   type PlayRow,
@@ -19,11 +22,17 @@ import {
   type TasteProfileRow,
   tasteProfileRows,
 } from "@tonearm/recommend"
-import { Clock, Context, Effect, Layer, Ref } from "effect"
+import { Context, Effect, Layer, Ref } from "effect"
 // The modules, not the domains' indexes: the engine's worker loads this file and must not load the services.
 import { type CatalogText, libraryTracksOf } from "../library/catalogColumns.js"
 import { decodeTasteText, isUndecodedTaste, type TasteColumns, type TasteText } from "../listening/tasteColumns.js"
-import { learnedSimilarityCache } from "./learnedSimilarityCache.js"
+import { learnedSimilarityCache, type SimilarityModelRef } from "./learnedSimilarityCache.js"
+
+/** A fitted learned similarity as the server holds it: the fit and the key naming it (LearnedSimilarityService). */
+export interface HeldSimilarity {
+  readonly key: string
+  readonly fitted: FittedSimilarity
+}
 
 /**
  * The library as the engine scores it: a version (changes whenever the library does) and its tracks, as rows
@@ -109,11 +118,21 @@ export class RecommendationEngine extends Context.Tag("@tonearm/server/Recommend
       seed: RadioSeed,
       options: RadioOptions,
     ) => Effect.Effect<ReadonlyArray<Pick>, RadioSeedNotFound | Internal>
-    /** In-library artists similar to each seed: co-listening on this server and tag cosine (SimilarArtists.ts). */
+    /**
+     * In-library artists similar to each seed: the learned similarity `model` (fitted on this server's
+     * co-listening) blended with the tag cosine; the tag cosine alone without a model (similarInLibrary.ts).
+     */
     readonly similarArtists: (
       catalog: CatalogSource,
       query: SimilarArtistsQuery,
+      model: HeldSimilarity | undefined,
     ) => Effect.Effect<ReadonlyArray<SeedSimilarities>, Internal>
+    /** Fits the learned similarity on everyone's co-listening (seconds at scale: never on a read's path). */
+    readonly fitSimilarity: (
+      catalog: CatalogSource,
+      coListens: ReadonlyArray<CoListenRow>,
+      key: string,
+    ) => Effect.Effect<FittedSimilarity, Internal>
   }
 >() {
   /** On the calling fiber, with the prepared catalog kept for as long as the library's version holds. */
@@ -164,10 +183,16 @@ export class RecommendationEngine extends Context.Tag("@tonearm/server/Recommend
               options,
             )
           }),
-        similarArtists: (source, query) =>
-          Effect.flatMap(catalogOf(source), (catalog) =>
-            Effect.map(Clock.currentTimeMillis, (now) => learned.similar(catalog, query, now)),
+        similarArtists: (source, query, model) =>
+          Effect.map(catalogOf(source), (catalog) =>
+            learned.similar(catalog, query, model as SimilarityModelRef | undefined),
           ),
+        fitSimilarity: (source, coListens, key) =>
+          Effect.map(catalogOf(source), (catalog) => {
+            const fitted = fitSimilarityData(catalog, coListens)
+            learned.keep(key, fitted)
+            return fitted
+          }),
       }
     }),
   )

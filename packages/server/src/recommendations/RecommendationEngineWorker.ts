@@ -3,7 +3,7 @@ import { createRequire } from "node:module"
 import { availableParallelism } from "node:os"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Internal } from "@tonearm/core"
-import type { SeedSimilarities } from "@tonearm/recommend"
+import type { FittedSimilarity, SeedSimilarities } from "@tonearm/recommend"
 import { type Pick, type RadioSeed, RadioSeedNotFound } from "@tonearm/recommend"
 import { Clock, Effect, Layer, Random } from "effect"
 import { collectGarbageWhenIdle } from "../idleGc.js"
@@ -135,6 +135,8 @@ interface Slot {
   readonly signals: Map<string, ReadonlyMap<string, number> | undefined>
   /** The version of the server-wide play counts this worker holds (posted once per version). */
   sharedSent: string | undefined
+  /** The key of the learned similarity this worker holds (posted once per fit, or fitted there). */
+  modelSent: string | undefined
 }
 
 const defect = (message: string) => new Internal({ message: `recommendation engine: ${message}` })
@@ -153,7 +155,14 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
 
       const spawn = (index: number): Slot => {
         const worker = new EngineProcess()
-        const slot: Slot = { worker, pending: new Map(), sent: undefined, signals: new Map(), sharedSent: undefined }
+        const slot: Slot = {
+          worker,
+          pending: new Map(),
+          sent: undefined,
+          signals: new Map(),
+          sharedSent: undefined,
+          modelSent: undefined,
+        }
         worker.child.on("message", (reply: WorkerReply) => {
           const resume = slot.pending.get(reply.id)
           if (resume === undefined) return
@@ -283,15 +292,26 @@ export const RecommendationEngineWorker = (workers = defaultEngineWorkers(), idl
             seed,
             options,
           })),
-        similarArtists: (source, query) =>
+        similarArtists: (source, query, model) =>
           noSeed(
-            run<ReadonlyArray<SeedSimilarities>>(source, (now, randomSeed) => ({
-              type: "similar",
-              version: source.version,
-              now,
-              randomSeed,
-              query,
-            })),
+            run<ReadonlyArray<SeedSimilarities>>(source, (now, randomSeed, slot) => {
+              // The fit crosses to a worker once (tens of MB); later reads name it by key.
+              const ref =
+                model === undefined
+                  ? undefined
+                  : slot.modelSent === model.key
+                    ? { key: model.key }
+                    : { key: model.key, fitted: model.fitted }
+              if (model !== undefined) slot.modelSent = model.key
+              return { type: "similar", version: source.version, now, randomSeed, query, model: ref }
+            }),
+          ),
+        fitSimilarity: (source, coListens, key) =>
+          noSeed(
+            run<FittedSimilarity>(source, (now, randomSeed, slot) => {
+              slot.modelSent = key
+              return { type: "fitSimilarity", version: source.version, now, randomSeed, key, coListens }
+            }),
           ),
       }
     }),

@@ -8,7 +8,7 @@ export const SIMILAR_ARTISTS_LIMIT = 30
 
 /**
  * `GET /api/artists/{id}/similar`: in-library artists ranked by similarity, each once whichever sources
- * named it (the highest score kept), the seed artist itself left out.
+ * named it (the sources blended by rank: `similarFromAll`), the seed artist itself left out.
  */
 export class SimilarArtistsService extends Effect.Service<SimilarArtistsService>()(
   "@tonearm/server/SimilarArtistsService",

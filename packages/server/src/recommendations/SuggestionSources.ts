@@ -1,10 +1,9 @@
 import type { ArtistId, Internal } from "@tonearm/core"
-import { mergeSimilarByMax, type SuggestionCandidate } from "@tonearm/recommend"
+import { blendSourcesByRank, SIMILAR_SOURCE_WEIGHTS, type SuggestionCandidate } from "@tonearm/recommend"
 import { Context, Effect, Layer } from "effect"
-import { currentDate, daysBefore } from "../clock.js"
 import { EnrichmentService } from "../enrichment/index.js"
 import { LibraryService } from "../library/index.js"
-import { PlaysService } from "../listening/index.js"
+import { LearnedSimilarityService } from "./LearnedSimilarityService.js"
 import { RebuildService } from "./RebuildService.js"
 import { RecommendationEngine } from "./RecommendationEngine.js"
 
@@ -22,35 +21,31 @@ export interface SuggestionSource {
   ) => Effect.Effect<ReadonlyMap<ArtistId, ReadonlyArray<SuggestionCandidate>>, Internal>
 }
 
-/** Co-listening counts over this window of plays. */
-export const CO_LISTEN_DAYS = 365
+export { CO_LISTEN_DAYS } from "./LearnedSimilarityService.js"
 
 export class SuggestionSources extends Context.Tag("@tonearm/server/SuggestionSources")<
   SuggestionSources,
   ReadonlyArray<SuggestionSource>
 >() {
   /**
-   * The in-library source (no provider needed): artists played by the same listeners on this server and
-   * artists with similar tags, computed by the engine. An artist without a MusicBrainz id is keyed by its
-   * artist id (core `Suggestion`).
+   * The in-library source (no provider needed): the learned similarity last fitted on this server's
+   * co-listening (never fitted on this path: LearnedSimilarityService) blended with the tag cosine, computed by
+   * the engine. An artist without a MusicBrainz id is keyed by its artist id (core `Suggestion`).
    */
   static readonly inLibrary = Layer.effect(
     SuggestionSources,
     Effect.gen(function* () {
       const engine = yield* RecommendationEngine
       const rebuilds = yield* RebuildService
-      const plays = yield* PlaysService
+      const learned = yield* LearnedSimilarityService
       const library = yield* LibraryService
       const similarTo = Effect.fn("SuggestionSources.inLibrary")(function* (
         seeds: ReadonlyArray<ArtistId>,
         perSeed: number,
       ) {
         if (seeds.length === 0) return new Map<ArtistId, ReadonlyArray<SuggestionCandidate>>()
-        const [catalog, coListens] = yield* Effect.all(
-          [rebuilds.catalogSource, plays.artistPlaysByListener(daysBefore(yield* currentDate, CO_LISTEN_DAYS))],
-          { concurrency: 2 },
-        )
-        const found = yield* engine.similarArtists(catalog, { seeds, coListens, limit: perSeed })
+        const [catalog, model] = yield* Effect.all([rebuilds.catalogSource, learned.current], { concurrency: 2 })
+        const found = yield* engine.similarArtists(catalog, { seeds, limit: perSeed }, model)
         const ids = [...new Set(found.flatMap((entry) => entry.similar.map((hit) => hit.artist_id as string)))]
         const names = new Map((yield* library.artistsByIds(ids)).map((artist) => [artist.id as string, artist.name]))
         return new Map(
@@ -94,8 +89,8 @@ export const SuggestionSourcesLive = Layer.effect(
 
 /**
  * Every source's candidates for the seeds, each artist once per seed (an in-library artist by its artist id,
- * so two local artists carrying one MusicBrainz id stay apart; others by MusicBrainz id): the highest score
- * wins, and an in-library artist keeps its artist id whichever source named it.
+ * so two local artists carrying one MusicBrainz id stay apart; others by MusicBrainz id), blended by rank
+ * (`blendSourcesByRank`): the in-library source at weight 1, each provider at SIMILAR_SOURCE_WEIGHTS.provider.
  */
 export const similarFromAll = (
   sources: ReadonlyArray<SuggestionSource>,
@@ -106,8 +101,11 @@ export const similarFromAll = (
     const answers = yield* Effect.forEach(sources, (source) => source.similarTo(seeds, perSeed), {
       concurrency: "unbounded",
     })
-    const bySeed = new Map<ArtistId, Array<ReadonlyArray<SuggestionCandidate>>>()
-    for (const answer of answers)
-      for (const [seed, candidates] of answer) bySeed.set(seed, [...(bySeed.get(seed) ?? []), candidates])
-    return new Map([...bySeed].map(([seed, lists]) => [seed, mergeSimilarByMax(lists)]))
+    const bySeed = new Map<ArtistId, Array<{ weight: number; candidates: ReadonlyArray<SuggestionCandidate> }>>()
+    answers.forEach((answer, i) => {
+      const weight =
+        sources[i]!.name === "in_library" ? SIMILAR_SOURCE_WEIGHTS.in_library : SIMILAR_SOURCE_WEIGHTS.provider
+      for (const [seed, candidates] of answer) bySeed.set(seed, [...(bySeed.get(seed) ?? []), { weight, candidates }])
+    })
+    return new Map([...bySeed].map(([seed, lists]) => [seed, blendSourcesByRank(lists, perSeed)]))
   })

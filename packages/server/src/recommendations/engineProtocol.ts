@@ -1,5 +1,13 @@
-import type { LibraryTrack, RadioOptions, RadioSeed, SimilarArtistsQuery, TasteProfile } from "@tonearm/recommend"
+import type {
+  CoListenRow,
+  LibraryTrack,
+  RadioOptions,
+  RadioSeed,
+  SimilarArtistsQuery,
+  TasteProfile,
+} from "@tonearm/recommend"
 import type { CatalogText } from "../library/catalogColumns.js"
+import type { SimilarityModelRef } from "./learnedSimilarityCache.js"
 import type { EngineInput } from "./RecommendationEngine.js"
 
 /**
@@ -61,6 +69,18 @@ export type WorkerJob =
       readonly now: number
       readonly randomSeed: number
       readonly query: SimilarArtistsQuery
+      /** the learned similarity to use: its key, and the fit itself the first time this process reads it */
+      readonly model: SimilarityModelRef | undefined
+    }
+  | {
+      readonly type: "fitSimilarity"
+      readonly id: number
+      readonly version: string
+      readonly now: number
+      readonly randomSeed: number
+      /** the key the server names this fit by (the process keeps the fit under it) */
+      readonly key: string
+      readonly coListens: ReadonlyArray<CoListenRow>
     }
 
 /** A worker's answer to one job. */

@@ -2,7 +2,7 @@
 // library version and computes rebuilds, radios and similar artists off the HTTP event loop, at a lower priority.
 // Time and chance come from the caller: each job carries the caller's `now` and a seed drawn from its Random.
 import type { TrackId } from "@tonearm/core"
-import { buildCatalog, type Catalog, radio, rebuildUser, summarizeHistory } from "@tonearm/recommend"
+import { buildCatalog, type Catalog, fitSimilarityData, radio, rebuildUser, summarizeHistory } from "@tonearm/recommend"
 import { Cause, Clock, Effect, Exit, Option, Random } from "effect"
 import { libraryTracksOf } from "../library/catalogColumns.js"
 import { lowerThisProcessPriority } from "../threadPriority.js"
@@ -34,7 +34,7 @@ export const fixedClock = (now: number): Clock.Clock => ({
   sleep: () => Effect.void,
 })
 
-/** The learned artist similarity this process holds between similar-artist jobs. */
+/** The learned artist similarity this process holds between similar-artist jobs (the server holds the fit). */
 const learned = learnedSimilarityCache()
 
 /** Runs one job against `catalog` exactly as the in-process engine would, at `now` with Random(seed). */
@@ -81,7 +81,13 @@ export const runJob = (
         )
       }
       case "similar":
-        return Effect.sync(() => learned.similar(catalog, job.query, job.now))
+        return Effect.sync(() => learned.similar(catalog, job.query, job.model))
+      case "fitSimilarity":
+        return Effect.sync(() => {
+          const fitted = fitSimilarityData(catalog, job.coListens)
+          learned.keep(job.key, fitted)
+          return fitted
+        })
     }
   }
   // Suspended: a malformed input that throws while decoding answers a defect instead of crashing the worker.
@@ -134,7 +140,7 @@ if (send !== undefined && process.env[ENGINE_PROCESS_ENV] === "1") {
       reply({ id: job.id, ok: false, error: { tag: "Defect", message: `catalog ${job.version} was never sent` } })
       return
     }
-    if (job.type !== "similar") {
+    if (job.type !== "similar" && job.type !== "fitSimilarity") {
       // The patches follow each other in posting order, so they always apply to what the sender last sent.
       const signals: Record<string, unknown> = { ...job.input.signals }
       for (const name of PATCHED_SIGNALS) {

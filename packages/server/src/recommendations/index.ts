@@ -1,5 +1,6 @@
 export { DiscoverHttpLive } from "./DiscoverHttp.js"
 export { DiscoverService } from "./DiscoverService.js"
+export { LearnedSimilarityService } from "./LearnedSimilarityService.js"
 export { RadioHttpLive } from "./RadioHttp.js"
 export { RadioService } from "./RadioService.js"
 export { RebuildRunsService } from "./RebuildRunsService.js"

@@ -1,71 +1,50 @@
 import {
   type Catalog,
-  type CoListenRow,
+  type FittedSimilarity,
   type LearnedSimilarity,
-  learnedSimilarityOf,
+  learnedSimilarityFor,
   type SimilarArtistsQuery,
   similarInLibrary,
 } from "@tonearm/recommend"
 
 /**
- * The learned artist similarity (EASE + RP3beta over every listener's plays) lives in the engine's process
- * between requests: fitting it costs up to seconds (LEARNED_SIMILARITY.ease.maxItems bounds it), answering a
- * seed from it milliseconds. It is refitted when the co-listening rows or the catalog changed: at once on a
- * small server (fewer than LEARNED_SMALL_ARTISTS artists played: a fit there takes milliseconds and each new
- * listener matters), at most once a day on a large one, like the nightly rebuild (its neighbours move slowly,
- * a day's new plays barely shift them; at the nightly bench's shape a fit takes 20–50 s of the engine's
- * process, which then serves the similar-artist job that asked for it).
+ * The fitted learned similarity a similar-artists read uses: a key naming one fit (the server's
+ * LearnedSimilarityService assigns it) and the fit itself when the engine may not hold it yet. Absent before
+ * the server's first fit: the tag cosine answers alone.
  */
-export const LEARNED_REFIT_MS = 24 * 60 * 60_000
-export const LEARNED_SMALL_ARTISTS = 500
-
-/** A cheap fingerprint of the co-listening rows: their count and an order-independent hash. */
-export const coListenFingerprint = (rows: ReadonlyArray<CoListenRow>): string => {
-  let sum = 0
-  let xor = 0
-  for (const row of rows) {
-    let h = 2166136261
-    const text = `${row.user_id}|${row.artist_id}|${row.plays}`
-    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619)
-    sum = (sum + (h >>> 0)) % 4294967296
-    xor ^= h
-  }
-  return `${rows.length}:${sum}:${xor >>> 0}`
+export interface SimilarityModelRef {
+  readonly key: string
+  readonly fitted?: FittedSimilarity | undefined
 }
 
+/**
+ * The engine's side (its own process, or the in-process engine): the last fitted model read back against the
+ * current catalog, kept between reads (reading it back rebuilds RP3beta's walk lists: O(listening pairs)).
+ * A fit this side computed is kept under its key, so the reads after it need not carry it.
+ */
 export const learnedSimilarityCache = () => {
-  let held:
-    | {
-        readonly catalog: Catalog
-        readonly fingerprint: string
-        readonly checkedAt: number
-        readonly model: LearnedSimilarity
-      }
-    | undefined
-  const modelFor = (catalog: Catalog, rows: ReadonlyArray<CoListenRow>, now: number): LearnedSimilarity => {
-    if (held !== undefined && held.catalog === catalog) {
-      // A large server's young model is kept without reading the rows (a million of them at the bench's shape).
-      const small = held.model.ease.kept.length < LEARNED_SMALL_ARTISTS
-      if (!small && now - held.checkedAt < LEARNED_REFIT_MS) return held.model
-      const fingerprint = coListenFingerprint(rows)
-      if (held.fingerprint === fingerprint) {
-        held = { ...held, checkedAt: now }
-        return held.model
-      }
-      held = undefined // the old model's memory is free before the new one is built
-      return fit(catalog, rows, now, fingerprint)
-    }
-    held = undefined
-    return fit(catalog, rows, now, coListenFingerprint(rows))
-  }
-  const fit = (catalog: Catalog, rows: ReadonlyArray<CoListenRow>, now: number, fingerprint: string) => {
-    const model = learnedSimilarityOf(catalog, rows)
-    held = { catalog, fingerprint, checkedAt: now, model }
+  let held: { readonly key: string; readonly catalog: Catalog; readonly model: LearnedSimilarity } | undefined
+  let fittedHere: { readonly key: string; readonly fitted: FittedSimilarity } | undefined
+  /** The model of `ref` for `catalog`; undefined without a ref; throws when the ref's fit never reached here. */
+  const modelFor = (catalog: Catalog, ref: SimilarityModelRef | undefined): LearnedSimilarity | undefined => {
+    if (ref === undefined) return undefined
+    if (held !== undefined && held.key === ref.key && held.catalog === catalog) return held.model
+    const fitted = ref.fitted ?? (fittedHere?.key === ref.key ? fittedHere.fitted : undefined)
+    if (fitted === undefined) throw new Error(`learned similarity ${ref.key} was never sent`)
+    held = undefined // the old model's memory is free before the new one is read back
+    const model = learnedSimilarityFor(catalog, fitted)
+    held = { key: ref.key, catalog, model }
+    fittedHere = { key: ref.key, fitted }
     return model
   }
   return {
     modelFor,
-    similar: (catalog: Catalog, query: SimilarArtistsQuery, now: number) =>
-      similarInLibrary(catalog, query, modelFor(catalog, query.coListens, now)),
+    /** Remembers a fit computed on this side (the fit job), under the key the server gave it. */
+    keep: (key: string, fitted: FittedSimilarity) => {
+      held = undefined
+      fittedHere = { key, fitted }
+    },
+    similar: (catalog: Catalog, query: SimilarArtistsQuery, ref: SimilarityModelRef | undefined) =>
+      similarInLibrary(catalog, query, modelFor(catalog, ref)),
   }
 }

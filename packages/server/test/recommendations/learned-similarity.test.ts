@@ -1,21 +1,22 @@
 import * as fs from "node:fs"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
-import { expect, layer } from "@effect/vitest"
-import { AlbumId, ArtistId, TrackId } from "@tonearm/core"
-import { buildCatalog, type CoListenRow, LEARNED_SIMILARITY } from "@tonearm/recommend"
-import { Effect, Layer } from "effect"
-import { describe, it } from "vitest"
+import { describe, expect, it, layer } from "@effect/vitest"
+import { ArtistId } from "@tonearm/core"
+import { Clock, Deferred, Duration, Effect, Fiber, Layer, Option, Ref } from "effect"
 import { taggedFile } from "../../fixtures/synthetic.js"
 import {
-  coListenFingerprint,
-  LEARNED_REFIT_MS,
+  LEARNED_NIGHTLY_AGE_MS,
   LEARNED_SMALL_ARTISTS,
-  learnedSimilarityCache,
-} from "../../src/recommendations/learnedSimilarityCache.js"
+  LEARNED_SMALL_REFIT_MS,
+  LearnedSimilarityService,
+  makeLearnedSimilarity,
+} from "../../src/recommendations/LearnedSimilarityService.js"
+import { RecommendationEngine } from "../../src/recommendations/RecommendationEngine.js"
 import { AdminLive, aUser, ScannedLive } from "../ownData.js"
 import { arrangePlays, type LibraryTrackRow, libraryTracks, syntheticLibrary } from "../support/listening.js"
 import { TestServerLive } from "../support/TestServer.js"
+import { world } from "./learnedWorld.js"
 
 const root = await syntheticLibrary(200, 7)
 /** Two artists whose genres nobody else has: by tags, similar to nobody, so only co-listening links them. */
@@ -33,7 +34,7 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
   timeout: "180 seconds",
 })("recommendations: learned artist similarity", (it) => {
   it.effect(
-    "Discover suggestions: listeners who play two artists together make them learned neighbours (EASE + RP3beta), after a rebuild",
+    "Discover suggestions: listeners who play two artists together make them learned neighbours (EASE + RP3beta), once the model is refitted",
     () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
@@ -58,6 +59,8 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
           const listener = yield* aUser(name)
           yield* arrangePlays(listener.user.id, [...tracksOf(seed), ...tracksOf(stranger)], { times: 4 })
         }
+        // The next fit (nightly, or after a scan or an import) sees them; a read never fits.
+        yield* (yield* LearnedSimilarityService).refit
         yield* gina.client.systemPlaylists.refresh({ path: { kind: "for_you" } })
         const after = yield* gina.client.discover.suggestions()
         const found = after.find((suggestion) => suggestion.artist_id === stranger)
@@ -71,50 +74,117 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
   )
 })
 
-/** A catalog of `artists` artists, one track each, and listeners who each play `perListener` of them. */
-const world = (artists: number, listeners: number, perListener: number) => {
-  const id = (kind: number, n: number) => `00000000-0000-4000-8${kind}00-${n.toString(16).padStart(12, "0")}`
-  const catalog = buildCatalog(
-    Array.from({ length: artists }, (_, a) => ({
-      id: TrackId.make(id(2, a)),
-      artist_id: ArtistId.make(id(1, a)),
-      album_id: AlbumId.make(id(3, a)),
-      duration_ms: 200_000,
-      genre: null,
-      year: null,
-      added_at_ms: 0,
-    })),
+const engineOf = (layer: Layer.Layer<RecommendationEngine>) =>
+  Effect.map(
+    Layer.build(layer),
+    (context) => context.unsafeMap.get(RecommendationEngine.key) as RecommendationEngine["Type"],
   )
-  const rows: Array<CoListenRow> = []
-  for (let u = 0; u < listeners; u++)
-    for (let k = 0; k < perListener; k++)
-      rows.push({ user_id: `u${u}`, artist_id: ArtistId.make(id(1, (u * 7 + k) % artists)), plays: 1 + k })
-  return { catalog, rows }
+
+/** The in-process engine whose fits wait until the test opens the current gate. */
+const gatedEngine = Effect.gen(function* () {
+  const engine = yield* engineOf(RecommendationEngine.inProcess)
+  const gate = yield* Ref.make(yield* Deferred.make<void>())
+  const fitsStarted = yield* Ref.make(0)
+  const gated: RecommendationEngine["Type"] = {
+    ...engine,
+    fitSimilarity: (source, rows, key) =>
+      Ref.update(fitsStarted, (n) => n + 1).pipe(
+        Effect.zipRight(Effect.flatMap(Ref.get(gate), Deferred.await)),
+        Effect.zipRight(engine.fitSimilarity(source, rows, key)),
+      ),
+  }
+  return {
+    engine: gated,
+    fitsStarted: Ref.get(fitsStarted),
+    open: Effect.flatMap(Ref.get(gate), (deferred) => Deferred.succeed(deferred, undefined)),
+    close: Effect.flatMap(Deferred.make<void>(), (deferred) => Ref.set(gate, deferred)),
+  }
+})
+
+/** A clock the test moves by hand (the background fits forked under it read it too). */
+const manualClock = () => {
+  let now = Date.UTC(2026, 10, 27, 3, 0, 0)
+  const clock: Clock.Clock = {
+    [Clock.ClockTypeId]: Clock.ClockTypeId,
+    unsafeCurrentTimeMillis: () => now,
+    currentTimeMillis: Effect.sync(() => now),
+    unsafeCurrentTimeNanos: () => BigInt(now) * 1_000_000n,
+    currentTimeNanos: Effect.sync(() => BigInt(now) * 1_000_000n),
+    sleep: () => Effect.void,
+  }
+  return {
+    clock,
+    advance: (ms: number) =>
+      Effect.sync(() => {
+        now += ms
+      }),
+  }
 }
 
-describe("learned similarity in the engine's process", () => {
-  it("the fingerprint changes with any row and not with their order", () => {
-    const { rows } = world(20, 5, 4)
-    expect(coListenFingerprint([...rows].reverse())).toBe(coListenFingerprint(rows))
-    expect(coListenFingerprint([...rows.slice(1), { ...rows[0]!, plays: rows[0]!.plays + 1 }])).not.toBe(
-      coListenFingerprint(rows),
-    )
+/** Yields until `done` holds (the background fit runs on another fiber of this process). */
+const until = (done: Effect.Effect<boolean>) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 10_000 && !(yield* done); i++) yield* Effect.yieldNow()
+    expect(yield* done).toBe(true)
   })
 
-  it("a small server refits as soon as its plays change; a large one at most every LEARNED_REFIT_MS", () => {
-    const small = world(40, 10, 6)
-    const cache = learnedSimilarityCache()
-    const first = cache.modelFor(small.catalog, small.rows, 0)
-    expect(cache.modelFor(small.catalog, small.rows, 1)).toBe(first)
-    const more = [...small.rows, { ...small.rows[0]!, user_id: "late" }]
-    expect(cache.modelFor(small.catalog, more, 2)).not.toBe(first)
+describe("learned similarity: fitted off the read path", () => {
+  it.scoped("a read right after a day passes returns without waiting for the fit", () => {
+    const time = manualClock()
+    return Effect.gen(function* () {
+      const { source, rows, artist } = world(LEARNED_SMALL_ARTISTS + 100, 150, 12)
+      const gated = yield* gatedEngine
+      const learned = yield* makeLearnedSimilarity(gated.engine, Effect.succeed({ catalog: source, coListens: rows }))
+      const query = { seeds: [artist(0)], limit: 10 }
 
-    const large = world(LEARNED_SMALL_ARTISTS + 100, 120, 12)
-    const model = cache.modelFor(large.catalog, large.rows, 0)
-    expect(model.ease.kept.length).toBeGreaterThanOrEqual(LEARNED_SMALL_ARTISTS)
-    expect(model.ease.kept.length).toBeLessThanOrEqual(LEARNED_SIMILARITY.ease.maxItems)
-    const changed = [...large.rows, { ...large.rows[0]!, user_id: "late" }]
-    expect(cache.modelFor(large.catalog, changed, LEARNED_REFIT_MS - 1)).toBe(model)
-    expect(cache.modelFor(large.catalog, changed, LEARNED_REFIT_MS)).not.toBe(model)
+      // Never fitted: the read answers at once (the tag cosine alone: this library has no tags) and starts a fit.
+      expect(yield* learned.current).toBeUndefined()
+      yield* until(Effect.map(gated.fitsStarted, (n) => n === 1))
+      expect((yield* gated.engine.similarArtists(source, query, undefined))[0]!.similar).toEqual([])
+      // Reads while that fit runs start no other.
+      expect(yield* learned.current).toBeUndefined()
+      expect(yield* gated.fitsStarted).toBe(1)
+      yield* gated.open
+      yield* until(Effect.map(learned.fittedAt, (at) => at !== undefined))
+      const first = (yield* learned.current)!
+      expect(first).toBeDefined()
+      const neighbours = (yield* gated.engine.similarArtists(source, query, first))[0]!.similar
+      expect(neighbours.length).toBeGreaterThan(0)
+
+      // A day later the nightly run refits; a read during that fit uses the last model and does not wait.
+      yield* gated.close
+      yield* time.advance(Duration.toMillis(Duration.days(1)))
+      const nightly = yield* Effect.fork(learned.refitIfOlderThan(LEARNED_NIGHTLY_AGE_MS))
+      yield* until(Effect.map(gated.fitsStarted, (n) => n === 2))
+      const during = yield* learned.current
+      expect(during?.key).toBe(first.key)
+      expect((yield* gated.engine.similarArtists(source, query, during))[0]!.similar).toEqual(neighbours)
+      expect(Option.isNone(yield* Fiber.poll(nightly))).toBe(true)
+      yield* gated.open
+      expect(yield* Fiber.join(nightly)).toBe(true)
+      expect((yield* learned.current)?.key).not.toBe(first.key)
+      // The same night's later zones reuse it.
+      expect(yield* learned.refitIfOlderThan(LEARNED_NIGHTLY_AGE_MS)).toBe(false)
+    }).pipe(Effect.withClock(time.clock))
+  })
+
+  it.scoped("a small server's model older than LEARNED_SMALL_REFIT_MS is refitted in the background by a read", () => {
+    const time = manualClock()
+    return Effect.gen(function* () {
+      const { source, rows } = world(40, 10, 6)
+      const gated = yield* gatedEngine
+      yield* gated.open
+      const learned = yield* makeLearnedSimilarity(gated.engine, Effect.succeed({ catalog: source, coListens: rows }))
+      yield* learned.refit
+      const first = (yield* learned.current)!
+      yield* time.advance(LEARNED_SMALL_REFIT_MS - 1)
+      expect((yield* learned.current)?.key).toBe(first.key)
+      expect(yield* gated.fitsStarted).toBe(1)
+      yield* time.advance(1)
+      // This read still answers the old model; the refit it started replaces it.
+      expect((yield* learned.current)?.key).toBe(first.key)
+      yield* until(Effect.map(learned.current, (model) => model?.key !== first.key))
+      expect(yield* gated.fitsStarted).toBe(2)
+    }).pipe(Effect.withClock(time.clock))
   })
 })
