@@ -5,6 +5,8 @@ import {
   encodeStreamSecret,
   LOGIN_FAILURE_WINDOW_MS,
   loadableTimeZone,
+  loginBackoffMs,
+  loginCheckedKeys,
   loginThrottleDecision,
   loginThrottleKeys,
   Password,
@@ -35,35 +37,52 @@ describe("time zones (PUT /api/me/timezone)", () => {
   })
 })
 
-describe("login throttle (contract: 10 failures / 15 min per username and per address)", () => {
+describe("login throttle (issue 29: backoff per account and per address, never a lockout)", () => {
   const now = 1_000_000_000
 
-  it("keys are the case-folded username and the resolved client address", () => {
-    expect(loginThrottleKeys(" Ada ", "10.0.0.1")).toEqual(["user:ada", "addr:10.0.0.1"])
+  it("keys are the case-folded username and each counted client address", () => {
+    expect(loginThrottleKeys(" Ada ", ["10.0.0.1"])).toEqual(["user:ada", "addr:10.0.0.1"])
+    expect(loginThrottleKeys("ada", ["10.0.0.1", "192.0.2.9", "10.0.0.1"])).toEqual([
+      "user:ada",
+      "addr:10.0.0.1",
+      "addr:192.0.2.9",
+    ])
   })
 
-  it("9 failures pass, the 10th blocks", () => {
-    expect(loginThrottleDecision([{ failures: 9, oldestMs: now - 1000 }], now)).toEqual({ blocked: false })
-    expect(loginThrottleDecision([{ failures: 10, oldestMs: now - 1000 }], now).blocked).toBe(true)
+  it("an address the account holds a session from is not checked against the account's key", () => {
+    expect(loginCheckedKeys("ada", ["10.0.0.1"], true)).toEqual(["addr:10.0.0.1"])
+    expect(loginCheckedKeys("ada", ["10.0.0.1"], false)).toEqual(["user:ada", "addr:10.0.0.1"])
   })
 
-  it("Retry-After lasts until the oldest failure leaves the window, at least 1 s", () => {
-    const decision = loginThrottleDecision([{ failures: 10, oldestMs: now - 60_000 }], now)
-    expect(decision).toEqual({ blocked: true, retryAfterSeconds: (LOGIN_FAILURE_WINDOW_MS - 60_000) / 1000 })
-    const edge = loginThrottleDecision([{ failures: 12, oldestMs: now - LOGIN_FAILURE_WINDOW_MS }], now)
-    expect(edge).toEqual({ blocked: true, retryAfterSeconds: 1 })
+  it("the first 10 failures are free, then each attempt waits 5 s, 10 s, 20 s … after the latest failure", () => {
+    expect(loginBackoffMs(9)).toBe(0)
+    expect(loginBackoffMs(10)).toBe(5_000)
+    expect(loginBackoffMs(11)).toBe(10_000)
+    expect(loginBackoffMs(14)).toBe(80_000)
+    expect(loginBackoffMs(18)).toBe(LOGIN_FAILURE_WINDOW_MS)
+    expect(loginBackoffMs(10_000)).toBe(LOGIN_FAILURE_WINDOW_MS)
+    expect(loginThrottleDecision([{ failures: 9, latestMs: now }], now)).toEqual({ blocked: false })
+    expect(loginThrottleDecision([{ failures: 10, latestMs: now }], now)).toEqual({
+      blocked: true,
+      retryAfterSeconds: 5,
+    })
+    expect(loginThrottleDecision([{ failures: 10, latestMs: now - 5_000 }], now)).toEqual({ blocked: false })
+    expect(loginThrottleDecision([{ failures: 13, latestMs: now - 3_500 }], now)).toEqual({
+      blocked: true,
+      retryAfterSeconds: 37,
+    })
   })
 
-  it("the longest wait of the blocking keys wins", () => {
+  it("the longest wait of the keys wins", () => {
     const decision = loginThrottleDecision(
       [
-        { failures: 10, oldestMs: now - 600_000 },
-        { failures: 11, oldestMs: now - 60_000 },
-        { failures: 3, oldestMs: now },
+        { failures: 12, latestMs: now - 1_000 },
+        { failures: 15, latestMs: now - 2_000 },
+        { failures: 3, latestMs: now },
       ],
       now,
     )
-    expect(decision).toEqual({ blocked: true, retryAfterSeconds: 840 })
+    expect(decision).toEqual({ blocked: true, retryAfterSeconds: 158 })
   })
 })
 

@@ -29,8 +29,10 @@ export const resolveClientAddress = (input: {
   readonly hops: number
   readonly forwardedChain: ReadonlyArray<string>
   readonly socketPeer: string
+  /** False when the operator lists the trusted proxies and the socket peer is not one: the chain is not believed. */
+  readonly peerTrusted?: boolean | undefined
 }): string => {
-  if (input.hops <= 0) return input.socketPeer
+  if (input.hops <= 0 || input.peerTrusted === false) return input.socketPeer
   const index = input.forwardedChain.length - input.hops
   return index >= 0 ? input.forwardedChain[index]! : input.socketPeer
 }
@@ -50,3 +52,18 @@ export const hopsFromSetting = (value: unknown): number =>
   typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= MAX_TRUSTED_HOPS
     ? value
     : DEFAULT_TRUSTED_HOPS
+
+/**
+ * The addresses the login throttle counts a sign-in against (issue 29). The resolved address always; without a
+ * trusted proxy list, also the socket peer when the chain named someone else, so a forged X-Forwarded-For sent
+ * straight to the server cannot dodge the limit by naming a new address each time. With a list, the resolved
+ * address alone: a listed proxy's forwarded address is believed, and any other peer resolves to itself.
+ */
+export const loginThrottleAddresses = (input: {
+  readonly resolvedAddress: string
+  readonly socketPeer: string
+  readonly proxyListConfigured: boolean
+}): ReadonlyArray<string> =>
+  input.proxyListConfigured || input.resolvedAddress === input.socketPeer
+    ? [input.resolvedAddress]
+    : [input.resolvedAddress, input.socketPeer]

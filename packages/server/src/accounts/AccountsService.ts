@@ -138,17 +138,17 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     /** Unknown name and wrong password fail alike, after the same scrypt work. */
     const login = Effect.fn("AccountsService.login")(function* (input: LoginRequest, client: ClientInfo) {
-      yield* throttle.check(input.username, client.clientAddress)
+      yield* throttle.check(input.username, client.throttleAddresses)
       const user = yield* users.findByUsername(input.username.trim())
       const matches = yield* verifyPassword(
         input.password,
         Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
       )
       if (Option.isNone(user) || !matches) {
-        yield* throttle.recordFailure(input.username, client.clientAddress)
+        yield* throttle.recordFailure(input.username, client.throttleAddresses)
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
-      yield* throttle.recordSuccess(input.username, client.clientAddress)
+      yield* throttle.recordSuccess(input.username)
       yield* upgradeHash(user.value.id, user.value.password_hash, input.password)
       const { token } = yield* sessions.issue(user.value.id, client)
       return { user: loginUser(user.value), token }
@@ -161,19 +161,19 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     const checkPassword = Effect.fn("AccountsService.checkPassword")(function* (
       username: string,
       password: string,
-      clientAddress: string,
+      clientAddresses: ReadonlyArray<string>,
     ) {
-      yield* throttle.check(username, clientAddress)
+      yield* throttle.check(username, clientAddresses)
       const user = yield* users.findByUsername(username.trim())
       const matches = yield* verifyPassword(
         password,
         Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
       )
       if (Option.isNone(user) || !matches) {
-        yield* throttle.recordFailure(username, clientAddress)
+        yield* throttle.recordFailure(username, clientAddresses)
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
-      yield* throttle.recordSuccess(username, clientAddress)
+      yield* throttle.recordSuccess(username)
       yield* upgradeHash(user.value.id, user.value.password_hash, password)
       return sessionUser(user.value)
     })

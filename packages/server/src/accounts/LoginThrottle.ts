@@ -4,6 +4,8 @@ import {
   forgotPasswordAccountKey,
   forgotPasswordAddressKey,
   LOGIN_FAILURE_WINDOW_MS,
+  loginAccountKey,
+  loginCheckedKeys,
   loginThrottleDecision,
   loginThrottleKeys,
   RateLimited,
@@ -12,19 +14,23 @@ import { Effect } from "effect"
 import { currentDate } from "../clock.js"
 import { LoginThrottleRepository } from "./LoginThrottleRepository.js"
 
-/** The contract's login rate limit, applied per username and per resolved client address. */
+/**
+ * Login throttling (issue 29): per account and per counted address, a backoff after the free failures (core
+ * `loginThrottleDecision`). The account's key is skipped from an address the account already holds a session from.
+ */
 export class LoginThrottle extends Effect.Service<LoginThrottle>()("@tonearm/server/LoginThrottle", {
   effect: Effect.gen(function* () {
     const failures = yield* LoginThrottleRepository
 
-    const check = Effect.fn("LoginThrottle.check")(function* (username: string, clientAddress: string) {
+    const check = Effect.fn("LoginThrottle.check")(function* (username: string, addresses: ReadonlyArray<string>) {
       const now = yield* currentDate
+      const known = addresses.length > 0 && (yield* failures.knownAddress(username, addresses[0]!))
       const windows = yield* failures.failuresSince(
-        loginThrottleKeys(username, clientAddress),
+        loginCheckedKeys(username, addresses, known),
         new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS),
       )
       const decision = loginThrottleDecision(
-        windows.map((row) => ({ failures: row.failures, oldestMs: row.oldest.epochMillis })),
+        windows.map((row) => ({ failures: row.failures, latestMs: row.latest.epochMillis })),
         now.getTime(),
       )
       if (decision.blocked) {
@@ -35,15 +41,17 @@ export class LoginThrottle extends Effect.Service<LoginThrottle>()("@tonearm/ser
       }
     })
 
-    const recordFailure = Effect.fn("LoginThrottle.recordFailure")(function* (username: string, clientAddress: string) {
+    const recordFailure = Effect.fn("LoginThrottle.recordFailure")(function* (
+      username: string,
+      addresses: ReadonlyArray<string>,
+    ) {
       const now = yield* currentDate
-      yield* failures.record(loginThrottleKeys(username, clientAddress), now)
+      yield* failures.record(loginThrottleKeys(username, addresses), now)
       yield* failures.prune(new Date(now.getTime() - LOGIN_FAILURE_WINDOW_MS))
     })
 
-    /** A successful login clears its username's count; the address count stays, so one good account can't reset it. */
-    const recordSuccess = (username: string, clientAddress: string) =>
-      failures.clear(loginThrottleKeys(username, clientAddress)[0]!)
+    /** A successful login clears its account's count; the address counts stay, so one good account can't reset them. */
+    const recordSuccess = (username: string) => failures.clear(loginAccountKey(username))
 
     /** Counts a forgot-password request from this address; 429 past FORGOT_PASSWORD_PER_ADDRESS in the window. */
     const forgotFromAddress = Effect.fn("LoginThrottle.forgotFromAddress")(function* (clientAddress: string) {

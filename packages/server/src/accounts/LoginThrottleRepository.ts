@@ -6,7 +6,7 @@ import { orInternal } from "../db/sqlErrors.js"
 const FailureCount = Schema.Struct({
   throttle_key: Schema.String,
   failures: Schema.Number,
-  oldest: Schema.DateTimeUtcFromDate,
+  latest: Schema.DateTimeUtcFromDate,
 })
 
 /** Failed logins per throttle key, shared by every replica through the database. */
@@ -18,7 +18,7 @@ export class LoginThrottleRepository extends Effect.Service<LoginThrottleReposit
 
       const failuresSince = (keys: ReadonlyArray<string>, since: Date) =>
         sql`
-          SELECT throttle_key, count(*)::int AS failures, min(failed_at) AS oldest
+          SELECT throttle_key, count(*)::int AS failures, max(failed_at) AS latest
           FROM login_failures
           WHERE throttle_key IN ${sql.in(keys)} AND failed_at > ${since}
           GROUP BY throttle_key`.pipe(
@@ -60,7 +60,21 @@ export class LoginThrottleRepository extends Effect.Service<LoginThrottleReposit
           return { admitted, oldest: window?.oldest ?? null }
         }).pipe(sql.withTransaction, orInternal("LoginThrottleRepository.admit"))
 
-      return { failuresSince, record, admit, clear, prune } as const
+      /**
+       * Whether the named account holds a session first or last seen from this address. One statement whatever the
+       * name, so an unknown account costs the same as a known one.
+       */
+      const knownAddress = (username: string, address: string) =>
+        sql<{ known: boolean }>`
+          SELECT EXISTS (
+            SELECT 1 FROM sessions s JOIN users u ON u.id = s.user_id
+            WHERE lower(u.username) = lower(${username.trim()}) AND (s.last_ip = ${address} OR s.created_ip = ${address})
+          ) AS known`.pipe(
+          Effect.map((rows) => rows[0]?.known === true),
+          orInternal("LoginThrottleRepository.knownAddress"),
+        )
+
+      return { failuresSince, record, admit, clear, prune, knownAddress } as const
     }),
   },
 ) {}

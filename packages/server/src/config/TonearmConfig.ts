@@ -3,6 +3,7 @@ import {
   DEFAULT_ARTIST_SEPARATORS,
   DEFAULT_PORT,
   DEFAULT_SORT_ARTICLES,
+  parseProxyList,
   parseScanIgnore,
   RADIO_RECENTLY_PLAYED_HOURS_DEFAULT,
   RADIO_SIZE_DEFAULT,
@@ -44,6 +45,12 @@ export interface TonearmSettings {
    * each step is ~50 ms of one core per sign-in). Stored hashes below it are upgraded at the next sign-in.
    */
   readonly passwordHashCost?: number | undefined
+  /**
+   * `TONEARM_TRUSTED_PROXIES`: the reverse proxies' addresses or CIDR ranges (core `parseProxyList`). When given, an
+   * X-Forwarded-For is believed only from a socket peer inside them. Absent: every peer's chain is read under the hop
+   * setting, and the login throttle also counts the socket peer.
+   */
+  readonly trustedProxies?: ReadonlyArray<string> | undefined
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
@@ -135,6 +142,22 @@ export const maxImportBytesOf = (settings: TonearmSettings): number =>
 export const DEFAULT_PASSWORD_HASH_COST = 5
 export const passwordHashCostOf = (settings: TonearmSettings): number =>
   settings.passwordHashCost ?? DEFAULT_PASSWORD_HASH_COST
+
+/** `TONEARM_TRUSTED_PROXIES`: addresses or CIDR ranges separated by commas or spaces; a bad entry stops startup. */
+export const trustedProxiesConfig = Config.string("TONEARM_TRUSTED_PROXIES").pipe(
+  Config.withDefault(""),
+  Config.mapOrFail((text) => {
+    const parsed = parseProxyList(text)
+    return "ranges" in parsed
+      ? Either.right(parsed.ranges.map((range) => range.text))
+      : Either.left(
+          ConfigError.InvalidData(
+            ["TONEARM_TRUSTED_PROXIES"],
+            `not an address or CIDR range: ${parsed.invalid} (e.g. 10.0.0.0/8, ::1)`,
+          ),
+        )
+  }),
+)
 
 /** The cast settings of a config (a test's config may leave them out). */
 export const castSettingsOf = (settings: TonearmSettings): CastSettings => settings.cast ?? CAST_DEFAULTS
@@ -373,7 +396,9 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const scanIgnore = yield* scanIgnoreConfig
       const cast = yield* castConfig
       const scrobbling = yield* scrobblingConfig
+      const trustedProxies = yield* trustedProxiesConfig
       return {
+        trustedProxies,
         cast,
         scrobbling,
         scanIgnore,

@@ -19,6 +19,8 @@ export const connectionFacts = (request: HttpServerRequest.HttpServerRequest): C
 export interface ClientInfo {
   readonly userAgent: string
   readonly clientAddress: string
+  /** The addresses the login throttle counts (the resolved one, and without a proxy list the socket peer too). */
+  readonly throttleAddresses: ReadonlyArray<string>
 }
 
 /** HTTPS as the client sees it: a TLS socket, or a proxy saying so in X-Forwarded-Proto. */

@@ -8,8 +8,11 @@ export const currentClient: Effect.Effect<ClientInfo, never, HttpServerRequest.H
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const proxies = yield* TrustedProxies
+    const connection = connectionFacts(request)
+    const throttleAddresses = yield* proxies.throttleAddresses(connection)
     return {
       userAgent: (request.headers["user-agent"] ?? "").slice(0, 512),
-      clientAddress: yield* proxies.clientAddress(connectionFacts(request)),
+      clientAddress: throttleAddresses[0]!,
+      throttleAddresses,
     }
   })

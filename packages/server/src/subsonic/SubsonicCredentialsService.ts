@@ -76,23 +76,23 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
        * throttle), else counted. App passwords and API keys are random (144 and 256 bits), so unlike the account
        * password they are not guessable: their success path skips the throttle's read, and only failures pay it.
        */
-      const failure = (username: string, clientAddress: string, error: SubsonicFailure) =>
-        throttle.check(username, clientAddress).pipe(
+      const failure = (username: string, clientAddresses: ReadonlyArray<string>, error: SubsonicFailure) =>
+        throttle.check(username, clientAddresses).pipe(
           Effect.catchTag("RateLimited", (limited) =>
             Effect.fail(new SubsonicThrottled({ retryAfterSeconds: limited.retry_after_seconds ?? 60 })),
           ),
-          Effect.zipRight(throttle.recordFailure(username, clientAddress)),
+          Effect.zipRight(throttle.recordFailure(username, clientAddresses)),
           Effect.zipRight(Effect.fail(error)),
         )
 
-      const byApiKey = (apiKey: string, clientAddress: string) =>
+      const byApiKey = (apiKey: string, clientAddresses: ReadonlyArray<string>) =>
         Effect.gen(function* () {
           const found = yield* store.keyOwner(sha256(apiKey))
           if (Option.isNone(found)) {
             // Keys have no user name: their failures count against the address alone.
             return yield* failure(
-              `api-key@${clientAddress}`,
-              clientAddress,
+              `api-key@${clientAddresses[0] ?? "unknown"}`,
+              clientAddresses,
               new SubsonicFailure({ code: SubsonicErrorCode.invalidApiKey, message: "Invalid API key" }),
             )
           }
@@ -104,7 +104,7 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
           return { id: key.user_id, username: key.username, isAdmin: key.is_admin }
         })
 
-      const byToken = (username: string, token: string, salt: string, clientAddress: string) =>
+      const byToken = (username: string, token: string, salt: string, clientAddresses: ReadonlyArray<string>) =>
         Effect.gen(function* () {
           const user = yield* accounts.userByName(username)
           const sealed = Option.isSome(user) ? yield* store.passwordOf(user.value.id) : undefined
@@ -119,16 +119,16 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
           }
           const password = sealed === undefined ? undefined : sealer.decrypt(sealed)
           if (Option.isNone(user) || password === undefined || !subsonicTokenMatches(password, salt, token)) {
-            return yield* failure(username, clientAddress, wrong())
+            return yield* failure(username, clientAddresses, wrong())
           }
           return user.value
         })
 
-      const byPassword = (username: string, encoded: string, clientAddress: string) =>
+      const byPassword = (username: string, encoded: string, clientAddresses: ReadonlyArray<string>) =>
         Effect.gen(function* () {
           const password = decodeSubsonicPassword(encoded)
           if (password === undefined) return yield* wrong()
-          return yield* accounts.checkPassword(username, password, clientAddress).pipe(
+          return yield* accounts.checkPassword(username, password, clientAddresses).pipe(
             Effect.catchTags({
               InvalidCredentials: () => Effect.fail(wrong()),
               RateLimited: (error) =>
@@ -141,7 +141,7 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
        * The caller of a Subsonic request: `apiKey` (never with `u`: 43), else `u` with `t`+`s` (the app
        * password) or `p` (the account password; plain or `enc:` hex). Both `p` and `t`: 43. Nothing: 10.
        */
-      const authenticate = (params: SubsonicParams, clientAddress: string) =>
+      const authenticate = (params: SubsonicParams, clientAddresses: ReadonlyArray<string>) =>
         Effect.gen(function* () {
           const apiKey = params.get("apiKey")
           const username = params.get("u")
@@ -155,7 +155,7 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
                 message: "apiKey cannot be combined with u, p or t",
               })
             }
-            return yield* byApiKey(apiKey, clientAddress)
+            return yield* byApiKey(apiKey, clientAddresses)
           }
           if (username === undefined || username === "") return yield* Effect.fail(missingParameter("u"))
           if (password !== undefined && token !== undefined) {
@@ -166,9 +166,9 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
           }
           if (token !== undefined) {
             if (salt === undefined || salt === "") return yield* Effect.fail(missingParameter("s"))
-            return yield* byToken(username, token, salt, clientAddress)
+            return yield* byToken(username, token, salt, clientAddresses)
           }
-          if (password !== undefined) return yield* byPassword(username, password, clientAddress)
+          if (password !== undefined) return yield* byPassword(username, password, clientAddresses)
           return yield* Effect.fail(missingParameter("t"))
         })
 

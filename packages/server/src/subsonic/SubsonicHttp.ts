@@ -180,8 +180,8 @@ const SubsonicRoutesLive = HttpApiBuilder.Router.use((router) =>
         : Effect.suspend(() => {
             const tooOld = protocolVersionFailure(params.get("v"))
             if (tooOld !== undefined) return Effect.fail(tooOld)
-            return Effect.flatMap(proxies.clientAddress(connectionFacts(request)), (clientAddress) =>
-              credentials.authenticate(params, clientAddress),
+            return Effect.flatMap(proxies.throttleAddresses(connectionFacts(request)), (clientAddresses) =>
+              credentials.authenticate(params, clientAddresses),
             )
           })
       return yield* signIn.pipe(

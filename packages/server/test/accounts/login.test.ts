@@ -94,7 +94,7 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
     }),
   )
 
-  it.effect("10 failed logins in 15 minutes for one username answer 429 rate_limited with Retry-After", () =>
+  it.effect("after 10 failed logins for one username the next attempt waits: 429 rate_limited with Retry-After", () =>
     Effect.gen(function* () {
       const base = yield* serverUrl
       const admin = yield* signUpFirstAdmin().pipe(Effect.orElse(() => Effect.succeed(undefined)))
@@ -118,8 +118,9 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
       expect(blocked.status).toBe(429)
       expect(blocked.body.error?.code).toBe("rate_limited")
       const retryAfter = Number(blocked.retryAfter)
+      // A backoff, not a lockout: the first wait is five seconds.
       expect(retryAfter).toBeGreaterThan(0)
-      expect(retryAfter).toBeLessThanOrEqual(15 * 60)
+      expect(retryAfter).toBeLessThanOrEqual(5)
       // Failures age out after the window.
       yield* sql`UPDATE login_failures SET failed_at = failed_at - interval '15 minutes 1 second'`
       const after = yield* postLogin(base, { username: "admin", password: PASSWORD }, { "x-forwarded-for": "10.0.1.1" })
@@ -127,7 +128,7 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
     }),
   )
 
-  it.effect("10 failed logins from one client address answer 429, whatever the username", () =>
+  it.effect("after 10 failed logins from one client address its next attempt waits (429), whatever the username", () =>
     Effect.gen(function* () {
       const base = yield* serverUrl
       const sql = yield* SqlClient.SqlClient
@@ -152,6 +153,88 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
         { "x-forwarded-for": "10.1.1.2" },
       )
       expect(elsewhere.status).toBe(200)
+    }),
+  )
+
+  it.effect("login backoff doubles: after waiting Retry-After one more attempt is admitted, then twice as long", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      for (let i = 0; i < 10; i++) {
+        yield* postLogin(base, { username: "nobody", password: "bad" }, { "x-forwarded-for": `10.6.0.${i}` })
+      }
+      const waits: Array<string | null> = []
+      for (let round = 0; round < 3; round++) {
+        const refused = yield* postLogin(
+          base,
+          { username: "nobody", password: "bad" },
+          { "x-forwarded-for": "10.6.1.1" },
+        )
+        expect(refused.status).toBe(429)
+        waits.push(refused.retryAfter)
+        // Time passes: every failure moves back by the announced wait.
+        yield* sql`UPDATE login_failures SET failed_at = failed_at - make_interval(secs => ${Number(refused.retryAfter)})`
+        const admitted = yield* postLogin(
+          base,
+          { username: "nobody", password: "bad" },
+          { "x-forwarded-for": "10.6.1.1" },
+        )
+        expect(admitted.status).toBe(401)
+      }
+      // 5 s, 10 s, 20 s after the latest failure (less the moments the requests took).
+      for (const [round, wait] of waits.entries()) {
+        expect(Number(wait)).toBeLessThanOrEqual(5 * 2 ** round)
+        expect(Number(wait)).toBeGreaterThan(5 * 2 ** round - 3)
+      }
+    }),
+  )
+
+  it.effect("an attacker's failures never lock the owner out at an address their account has a session from", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      const admin = yield* logIn("admin", PASSWORD, { "x-forwarded-for": "10.7.0.1" })
+      yield* admin.client.adminUsers.create({ payload: { username: "dana", password: PASSWORD } })
+      // Dana signs in at home once; her session remembers the address.
+      expect(
+        (yield* postLogin(base, { username: "dana", password: PASSWORD }, { "x-forwarded-for": "198.51.100.20" }))
+          .status,
+      ).toBe(200)
+      // An attacker spreads guesses over many addresses: 10 here, then 30 more from a long campaign.
+      for (let i = 0; i < 10; i++) {
+        const guess = yield* postLogin(
+          base,
+          { username: "dana", password: "bad" },
+          { "x-forwarded-for": `10.8.0.${i}` },
+        )
+        expect(guess.status).toBe(401)
+      }
+      yield* sql`
+        INSERT INTO login_failures (throttle_key, failed_at)
+        SELECT 'user:dana', now() - make_interval(secs => n) FROM generate_series(1, 30) AS n`
+      const attacker = yield* postLogin(
+        base,
+        { username: "dana", password: PASSWORD },
+        { "x-forwarded-for": "10.8.1.1" },
+      )
+      expect(attacker.status).toBe(429)
+      expect(Number(attacker.retryAfter)).toBeLessThanOrEqual(15 * 60)
+      // From home, with the right password, Dana is in at once.
+      const owner = yield* postLogin(
+        base,
+        { username: "dana", password: PASSWORD },
+        { "x-forwarded-for": "198.51.100.20" },
+      )
+      expect(owner.status).toBe(200)
+      // Her success cleared the account's count: a new place works again too.
+      const travelling = yield* postLogin(
+        base,
+        { username: "dana", password: PASSWORD },
+        { "x-forwarded-for": "203.0.113.77" },
+      )
+      expect(travelling.status).toBe(200)
     }),
   )
 

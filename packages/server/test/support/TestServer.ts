@@ -37,6 +37,9 @@ export const testConfig = (overrides: Partial<TonearmSettings> = {}) =>
           passwordHashCost: 1,
           sseHeartbeatSeconds: 15,
           radio: RADIO_DEFAULTS,
+          // Tests speak as the reverse proxy on loopback: their X-Forwarded-For is believed (a test of the
+          // no-list rule overrides this with `trustedProxies: undefined`).
+          trustedProxies: ["127.0.0.0/8", "::1"],
           ...overrides,
         } satisfies TonearmSettings
       }),
