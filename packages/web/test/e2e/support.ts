@@ -10,14 +10,53 @@ import type { TonearmSettings } from "../../../server/src/config/TonearmConfig.j
 import { PASSWORD, type SignedIn, signUpFirstAdmin } from "../../../server/test/support/accounts.js"
 import { fixtureLibrary, scanNow } from "../../../server/test/support/library.js"
 import { serverUrl, TestServerLive } from "../../../server/test/support/TestServer.js"
-import { ensureWebBuilt } from "./webBuild.js"
+import { ensureWebBuilt, launchBrowser as launchChromium } from "./webBuild.js"
 
 export { PASSWORD }
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 export const SCREENSHOTS = path.join(here, "screenshots")
 
-export { CHROMIUM, ensureWebBuilt, launchBrowser, webBuildStale } from "./webBuild.js"
+export { CHROMIUM, ensureWebBuilt, webBuildStale } from "./webBuild.js"
+
+/** This worker's Chromium: launched by the first e2e file the worker runs, kept for the files after it. */
+let sharedBrowser: Promise<Browser> | undefined
+
+/**
+ * A browser for one test file: the worker's one Chromium (test workers keep their modules from file to file), of
+ * which the file sees only the contexts it makes. Its `close` closes those contexts, not Chromium (which ends
+ * with the worker), so files stay independent: no page, cookie or storage outlives the file that made it.
+ * Launching Chromium once per worker instead of once per file saves a browser start per e2e file.
+ */
+export const launchBrowser = async (): Promise<Browser> => {
+  const current = sharedBrowser === undefined ? undefined : await sharedBrowser.catch(() => undefined)
+  if (current === undefined || !current.isConnected()) sharedBrowser = launchChromium()
+  const browser = await sharedBrowser!
+  const contexts = new Set<BrowserContext>()
+  const track = (context: BrowserContext) => {
+    contexts.add(context)
+    context.on("close", () => contexts.delete(context))
+    return context
+  }
+  return new Proxy(browser, {
+    get: (target, property) => {
+      if (property === "newContext")
+        return async (options?: Parameters<Browser["newContext"]>[0]) => track(await target.newContext(options))
+      if (property === "newPage")
+        return async (options?: Parameters<Browser["newPage"]>[0]) => {
+          const context = track(await target.newContext(options))
+          return context.newPage()
+        }
+      if (property === "contexts") return () => [...contexts]
+      if (property === "close")
+        return async () => {
+          await Promise.all([...contexts].map((context) => context.close().catch(() => undefined)))
+        }
+      const value = Reflect.get(target, property, target)
+      return typeof value === "function" ? value.bind(target) : value
+    },
+  })
+}
 
 export interface WebServer {
   readonly url: string
