@@ -2,8 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { discoverArtistCap, rebuildSystemSnapshots } from "../src/index.js"
 import {
+  artistSimilarity,
   groupShareCap,
   largestGroupShare,
+  mixPlayOrder,
   mmrRerank,
   preferUnshown,
   repeatedLists,
@@ -112,5 +114,43 @@ describe("diversity", () => {
     expect(discoverArtistCap(artists(10), open)).toBe(10)
     expect(discoverArtistCap(artists(3), open)).toBe(34)
     expect(discoverArtistCap(artists(1), open)).toBe(100)
+  })
+
+  it("a daily mix's play order (MMR over the last 4, then no artist back to back) keeps its tracks and parts alike artists", () => {
+    // 8 artists, genres Rock, Jazz, Techno, Folk by artist (0 and 4 alike, 1 and 5 …); the tier interleave
+    // gave the rock and jazz artists in runs.
+    const catalog = gridCatalog(8, 4)
+    const track = (artist: number, k: number) => ({ item: artist * 4 + k, kind: "tier1" as const })
+    const mixed = [0, 4, 0, 4, 1, 5, 1, 5, 2, 6, 3, 7].map((artist, i) => track(artist, i % 4))
+    const ordered = mixPlayOrder(catalog, mixed)
+    expect([...ordered].sort((a, b) => a.item - b.item)).toEqual([...mixed].sort((a, b) => a.item - b.item))
+    const similar = artistSimilarity(catalog)
+    const alikeNeighbours = (list: ReadonlyArray<{ readonly item: number }>) =>
+      list
+        .slice(1)
+        .filter((entry, i) => similar(catalog.trackArtist[entry.item]!, catalog.trackArtist[list[i]!.item]!) > 0.5)
+        .length
+    expect(alikeNeighbours(ordered)).toBeLessThan(alikeNeighbours(mixed))
+    ordered.slice(1).forEach((entry, i) => {
+      expect(catalog.trackArtist[entry.item]).not.toBe(catalog.trackArtist[ordered[i]!.item])
+    })
+  })
+
+  it("mmrRerank with a window compares with the last picks only", () => {
+    const items: ReadonlyArray<Item> = [
+      [1, 10],
+      [1, 9],
+      [2, 8],
+      [3, 7],
+    ]
+    // Window 1: after 1 and 2, artist 1 is no longer near, so its second item comes before artist 3's.
+    expect(
+      mmrRerank(items, { relevance: (i) => i[1], similarity: sameArtist, size: 4, window: 1, lambda: 0.5 }),
+    ).toEqual([
+      [1, 10],
+      [2, 8],
+      [1, 9],
+      [3, 7],
+    ])
   })
 })

@@ -4,17 +4,10 @@ import { Effect } from "effect"
 import { cosine, cosineDense, denseTagVector, type TagVector, tagVectorOf } from "../catalog/Catalog.js"
 import { passesColdStartGate } from "../history/ListeningHistory.js"
 import { contextAt, makeScorer, nowMillis, scoringBasis } from "./basis.js"
+import { mixPlayOrder } from "./diversity.js"
 import { makeExplainer, makeReason, tasteReason } from "./reasons.js"
 import type { Surface, SurfaceInput } from "./Surface.js"
-import {
-  type Bucket,
-  capPerGroup,
-  interleaveBuckets,
-  spreadGroups,
-  topK,
-  topKOfRange,
-  weightedSampleIndexes,
-} from "./select.js"
+import { type Bucket, capPerGroup, interleaveBuckets, topK, topKOfRange, weightedSampleIndexes } from "./select.js"
 
 export const DAILY_MIX_MAX = 6
 const MIX_NUMBERS = [1, 2, 3, 4, 5, 6] as const
@@ -172,7 +165,7 @@ export const dailyMixes = (input: SurfaceInput): Effect.Effect<ReadonlyArray<Sur
       ).slice(0, DAILY_MIX_SIZE)
       if (mixed.length < DAILY_MIX_MIN_TRACKS) continue
       for (const { item } of mixed) used.add(item)
-      const ordered = spreadGroups(mixed, (entry) => catalog.trackArtist[entry.item]!)
+      const ordered = mixPlayOrder(catalog, mixed)
       const index = MIX_NUMBERS[mixes.length]
       if (index === undefined) break
       mixes.push({
@@ -238,7 +231,7 @@ export const starterMix = (input: SurfaceInput): Effect.Effect<Surface | undefin
       max: DAILY_MIX_ARTIST_CAP,
     })
     if (mixed.length < DAILY_MIX_MIN_TRACKS) return undefined
-    const ordered = spreadGroups(mixed, (entry) => catalog.trackArtist[entry.item]!)
+    const ordered = mixPlayOrder(catalog, mixed)
     return {
       variant: dailyMixVariant(1),
       picks: ordered.map(({ item, kind }) => ({

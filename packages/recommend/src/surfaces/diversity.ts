@@ -1,6 +1,6 @@
 import { type Catalog, cosine } from "../catalog/Catalog.js"
 import { type RediscoverStat, rankRediscover } from "./ladders.js"
-import { groupCounter } from "./select.js"
+import { groupCounter, spreadGroups } from "./select.js"
 
 /**
  * Diversity by construction (issue 28 item 2). Pure list rules shared by the surfaces: a per-group share
@@ -13,6 +13,29 @@ export const DISCOVER_ARTIST_SHARE = 0.1
 
 /** MMR trade-off: 1 is pure relevance, 0 pure novelty against what is already picked. */
 export const MMR_LAMBDA = 0.7
+/** A mix's play order compares each track with the 4 before it (mmrRerank `window`). */
+export const MMR_PLAY_WINDOW = 4
+
+/**
+ * A mix's play order: its tracks in their given order (the tier interleave), moved by MMR so alike-sounding
+ * artists do not play close together (the last MMR_PLAY_WINDOW picks), then the same artist never back to
+ * back when another track is near (`spreadGroups`). The mix's tracks are unchanged: only their order.
+ */
+export const mixPlayOrder = <A extends { readonly item: number }>(
+  catalog: Catalog,
+  mixed: ReadonlyArray<A>,
+): Array<A> => {
+  const position = new Map(mixed.map((entry, i) => [entry, i] as const))
+  const similar = artistSimilarity(catalog)
+  const artistOf = (entry: A) => catalog.trackArtist[entry.item]!
+  const ordered = mmrRerank(mixed, {
+    relevance: (entry) => -position.get(entry)!,
+    similarity: (a, b) => similar(artistOf(a), artistOf(b)),
+    size: mixed.length,
+    window: MMR_PLAY_WINDOW,
+  })
+  return spreadGroups(ordered, artistOf)
+}
 
 /** How many members of one group a list of `size` may hold for a `share` of it: at least 1. */
 export const groupShareCap = (size: number, share: number): number => Math.max(1, Math.floor(size * share))
@@ -29,13 +52,19 @@ export interface MmrOptions<A> {
   /** a hard cap per group on top of the soft penalty */
   readonly groupOf?: ((item: A) => number | string) | undefined
   readonly groupCap?: number | undefined
+  /**
+   * Compare with the last `window` picks only (a play order: what is near, not everything picked so far;
+   * over a long list everything is alike to something already picked and MMR would stop diversifying)
+   */
+  readonly window?: number | undefined
 }
 
 /**
  * Greedy MMR (Carbonell & Goldstein 1998): each step picks the candidate maximising
  * λ · relevance − (1 − λ) · (its highest similarity to anything already picked), relevance min–max
  * normalised over the candidates. Ties go to the earlier candidate, so with λ = 1 (or no similarity) the
- * input order is kept. A group at its cap is skipped. O(n · size) similarity calls.
+ * input order is kept. A group at its cap is skipped. O(n · size) similarity calls (O(n · size · window)
+ * with a window: the similarity to the last `window` picks).
  */
 export const mmrRerank = <A>(items: ReadonlyArray<A>, options: MmrOptions<A>): Array<A> => {
   const lambda = options.lambda ?? MMR_LAMBDA
@@ -57,10 +86,16 @@ export const mmrRerank = <A>(items: ReadonlyArray<A>, options: MmrOptions<A>): A
   while (out.length < options.size) {
     let best = -1
     let bestValue = Number.NEGATIVE_INFINITY
+    const recent = options.window === undefined ? undefined : out.slice(-options.window)
     for (let i = 0; i < n; i++) {
       if (taken[i] === 1) continue
       if (options.groupOf !== undefined && counter.count(options.groupOf(items[i]!)) >= cap) continue
-      const value = lambda * norm[i]! - (1 - lambda) * maxSim[i]!
+      let alike = maxSim[i]!
+      if (recent !== undefined) {
+        alike = 0
+        for (const picked of recent) alike = Math.max(alike, options.similarity(items[i]!, picked))
+      }
+      const value = lambda * norm[i]! - (1 - lambda) * alike
       if (value > bestValue) {
         best = i
         bestValue = value
@@ -71,7 +106,7 @@ export const mmrRerank = <A>(items: ReadonlyArray<A>, options: MmrOptions<A>): A
     const chosen = items[best]!
     if (options.groupOf !== undefined) counter.admit(options.groupOf(chosen))
     out.push(chosen)
-    if (lambda < 1)
+    if (lambda < 1 && options.window === undefined)
       for (let i = 0; i < n; i++) {
         if (taken[i] === 1) continue
         const s = options.similarity(items[i]!, chosen)
