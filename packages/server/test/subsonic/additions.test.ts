@@ -36,6 +36,26 @@ let A: Auth
 let trackId = ""
 let albumId = ""
 let tracksCount = 0
+let arranged = false
+
+/**
+ * What the tests share, made by whichever test runs first (so that each also passes alone, with -t): alice (the
+ * first account) with an app password and an API key, the library scanned, and its first track.
+ */
+const arrange = Effect.gen(function* () {
+  if (arranged) return
+  const alice = yield* signUpFirstAdmin("alice")
+  yield* scanNow()
+  appPassword = ((yield* rawJson("POST", "/api/me/subsonic-password", {}, alice.token)).json as Json).password
+  apiKey = ((yield* rawJson("POST", "/api/me/api-keys", { name: "additions" }, alice.token)).json as Json).key
+  A = withToken("alice", appPassword)
+  const sql = yield* SqlClient.SqlClient
+  const tracks = yield* sql<{ id: string; album_id: string }>`SELECT id, album_id FROM tracks ORDER BY path`
+  trackId = tracks[0]!.id
+  albumId = tracks[0]!.album_id
+  tracksCount = tracks.length
+  arranged = true
+})
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are schema-checked in support.ts; the assertions read them loosely
 type Json = Record<string, any>
@@ -60,12 +80,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       "tokenInfo answers the API key's user name, in JSON and XML; the extension list has apiKeyAuthentication",
       () =>
         Effect.gen(function* () {
-          const alice = yield* signUpFirstAdmin("alice")
-          yield* scanNow()
-          appPassword = ((yield* rawJson("POST", "/api/me/subsonic-password", {}, alice.token)).json as Json).password
-          apiKey = ((yield* rawJson("POST", "/api/me/api-keys", { name: "additions" }, alice.token)).json as Json).key
-          A = withToken("alice", appPassword)
-
+          yield* arrange
           const body = yield* ok("tokenInfo", {}, withApiKey(apiKey))
           expect(body.tokenInfo).toEqual({ username: "alice" })
           const xml = yield* callXml("tokenInfo", {}, withApiKey(apiKey))
@@ -84,6 +99,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.scoped("tokenInfo and ping through the subsonic-api client with an API key", () =>
       Effect.gen(function* () {
+        yield* arrange
         const url = yield* serverUrl
         const client = new SubsonicAPI({ url, auth: { apiKey } })
         const ping = yield* Effect.promise(() => client.ping())
@@ -101,12 +117,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.scoped("CORS: every /rest answer carries Access-Control-Allow-Origin *", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const tracks = yield* sql<{ id: string; album_id: string }>`SELECT id, album_id FROM tracks ORDER BY path`
-        trackId = tracks[0]!.id
-        albumId = tracks[0]!.album_id
-        tracksCount = tracks.length
-
+        yield* arrange
         const answers: Array<[string, RawResponse]> = [
           ["ping json", yield* rest("ping", { ...A, f: "json" })],
           ["ping xml", yield* rest("ping", A)],
@@ -190,6 +201,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.scoped("an empty p= counts as absent: u, p= and t+s sign in with the token (a web client on reload)", () =>
       Effect.gen(function* () {
+        yield* arrange
         const token = withToken("alice", appPassword)
         yield* ok("ping", {}, { p: "", ...token })
         yield* ok("ping", {}, { ...token, p: "" })
@@ -210,6 +222,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.scoped("an empty apiKey= counts as absent: with u and p it signs in, never error 43", () =>
       Effect.gen(function* () {
+        yield* arrange
         yield* ok("ping", {}, { apiKey: "", ...withPassword("alice", PASSWORD) })
         yield* ok("ping", {}, { apiKey: "", ...withToken("alice", appPassword) })
         // And empty u, p, t, s beside a key leave the key alone.
@@ -221,6 +234,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.scoped("an empty parameter counts as absent for every method; search's query= still lists everything", () =>
       Effect.gen(function* () {
+        yield* arrange
         // size= is the default size (10), genre= no filter, username= the caller.
         const random = (yield* ok("getRandomSongs", { size: "", genre: "" }, A)).randomSongs as Json
         expect(random.song.length).toBe(Math.min(10, tracksCount))
@@ -255,6 +269,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       "getIndexes and getArtists honour ifModifiedSince: nothing changed since → an empty index with the current lastModified",
       () =>
         Effect.gen(function* () {
+          yield* arrange
           const full = indexesOf(yield* ok("getIndexes", {}, A), "indexes")
           const lastModified = full.lastModified
           expect(Number.isSafeInteger(lastModified) && lastModified > 0).toBe(true)
