@@ -62,6 +62,15 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addError(envelopeOf(RateLimited)),
   )
   .add(
+    HttpApiEndpoint.post("proxyLogin", "/api/auth/proxy-login")
+      .addSuccess(AuthResult)
+      .addError(envelopeOf(Forbidden))
+      .annotate(
+        OpenApi.Description,
+        "Signs in as the user a trusted reverse proxy names in TONEARM_PROXY_AUTH_HEADER (off by default; honoured only from a socket peer in TONEARM_TRUSTED_PROXIES). The account is created on first sight. 403 forbidden when the feature is off, the peer is not a listed proxy, or the header is absent.",
+      ),
+  )
+  .add(
     HttpApiEndpoint.post("logout", "/api/auth/logout").addSuccess(HttpApiSchema.NoContent).middleware(Authentication),
   )
   .add(

@@ -1,9 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
 import { AuthResult, CurrentSession, OptionalSession, RegisterResult, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
 import { clearSessionCookie, setSessionCookie } from "../http/cookies.js"
 import { currentClient } from "../settings/index.js"
 import { AccountsService } from "./AccountsService.js"
+import { proxyUser } from "./proxyAuth.js"
 import { SessionsService } from "./SessionsService.js"
 
 export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) =>
@@ -21,6 +22,14 @@ export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) 
       .handle("login", ({ payload }) =>
         Effect.gen(function* () {
           const result = yield* accounts.login(payload, yield* currentClient)
+          yield* setSessionCookie(result.token)
+          return new AuthResult(result)
+        }),
+      )
+      .handle("proxyLogin", () =>
+        Effect.gen(function* () {
+          const username = yield* proxyUser(yield* HttpServerRequest.HttpServerRequest)
+          const result = yield* accounts.proxySignIn(username, yield* currentClient)
           yield* setSessionCookie(result.token)
           return new AuthResult(result)
         }),

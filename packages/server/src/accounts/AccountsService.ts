@@ -178,6 +178,33 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       return sessionUser(user.value)
     })
 
+    /**
+     * Sign-in by a trusted reverse proxy's user header (the caller checked the feature, the peer and the header): the
+     * account of that name, created on first sight (the first account ever is admin, as with registration; open
+     * registration is not needed, the proxy vouches). A new account's password is random and unknown: the user signs
+     * in through the proxy, or sets one by a reset link.
+     */
+    const proxySignIn = Effect.fn("AccountsService.proxySignIn")(function* (username: string, client: ClientInfo) {
+      const user = yield* Effect.gen(function* () {
+        yield* users.lockSignups
+        const existing = yield* users.findByUsername(username)
+        if (Option.isSome(existing)) return { user: existing.value, created: false }
+        const first = (yield* users.countUsers) === 0
+        return { user: yield* insertUser({ username, password: newToken() }, first), created: true }
+      }).pipe(
+        sql.withTransaction,
+        orInternal("AccountsService.proxySignIn"),
+        // Under the sign-up lock, after a case-insensitive miss, the name cannot be taken.
+        Effect.catchTag("Conflict", (conflict) => Effect.die(conflict)),
+      )
+      if (user.created) {
+        yield* Effect.logInfo(`proxy sign-in created the account ${user.user.username}`)
+        yield* announceCreated(user.user)
+      }
+      const { token } = yield* sessions.issue(user.user.id, client)
+      return { user: loginUser(user.user), token }
+    })
+
     /** Who a name is, as an authenticated caller (Subsonic token auth, getUser); None if no such user. */
     const userByName = (username: string) => Effect.map(users.findByUsername(username.trim()), Option.map(sessionUser))
 
@@ -381,6 +408,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       register,
       createUser,
       login,
+      proxySignIn,
       checkPassword,
       userByName,
       forgotPassword,

@@ -51,6 +51,11 @@ export interface TonearmSettings {
    * setting, and the login throttle also counts the socket peer.
    */
   readonly trustedProxies?: ReadonlyArray<string> | undefined
+  /**
+   * `TONEARM_PROXY_AUTH_HEADER` (e.g. `Remote-User`): the header a listed proxy names the signed-in user in, for
+   * `POST /api/auth/proxy-login`. Absent: off. Needs `TONEARM_TRUSTED_PROXIES`.
+   */
+  readonly proxyAuthHeader?: string | undefined
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
@@ -158,6 +163,27 @@ export const trustedProxiesConfig = Config.string("TONEARM_TRUSTED_PROXIES").pip
         )
   }),
 )
+
+/** `TONEARM_PROXY_AUTH_HEADER`: a header name, lower-cased; refused without a trusted proxy list to honour it from. */
+export const proxyAuthHeaderConfig = (trustedProxies: ReadonlyArray<string>) =>
+  Config.string("TONEARM_PROXY_AUTH_HEADER").pipe(
+    Config.withDefault(""),
+    Config.mapOrFail((text) => {
+      const name = text.trim().toLowerCase()
+      if (name === "") return Either.right(undefined)
+      if (!/^[!#$%&'*+.^_`|~0-9a-z-]+$/.test(name)) {
+        return Either.left(ConfigError.InvalidData(["TONEARM_PROXY_AUTH_HEADER"], `not a header name: ${text}`))
+      }
+      return trustedProxies.length > 0
+        ? Either.right(name)
+        : Either.left(
+            ConfigError.InvalidData(
+              ["TONEARM_PROXY_AUTH_HEADER"],
+              "needs TONEARM_TRUSTED_PROXIES: the header is honoured only from a listed proxy",
+            ),
+          )
+    }),
+  )
 
 /** The cast settings of a config (a test's config may leave them out). */
 export const castSettingsOf = (settings: TonearmSettings): CastSettings => settings.cast ?? CAST_DEFAULTS
@@ -397,8 +423,10 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const cast = yield* castConfig
       const scrobbling = yield* scrobblingConfig
       const trustedProxies = yield* trustedProxiesConfig
+      const proxyAuthHeader = yield* proxyAuthHeaderConfig(trustedProxies)
       return {
         trustedProxies,
+        proxyAuthHeader,
         cast,
         scrobbling,
         scanIgnore,

@@ -1,16 +1,30 @@
 import { useSignal } from "@preact/signals"
+import { useEffect } from "preact/hooks"
 import { api, errorMessage, isApiError } from "../state/api.js"
 import { session } from "../state/session.js"
 
 /**
  * Sign in with a name and password; the server sets the session cookie (HttpOnly) on this origin. A new server
  * has no account yet: "Create an account" registers (the first account becomes the admin; later ones only while
- * the operator keeps registration open, else the server's refusal is shown).
+ * the operator keeps registration open, else the server's refusal is shown). Behind a reverse proxy that signs
+ * users in (TONEARM_PROXY_AUTH_HEADER), the page first asks the server to take the proxy's word; a refusal (the
+ * feature is off, or the request did not come through the proxy) leaves the form.
  */
 export function SignIn() {
   const error = useSignal<string | undefined>(undefined)
   const busy = useSignal(false)
   const creating = useSignal(false)
+  useEffect(() => {
+    let live = true
+    api((client) => client.auth.proxyLogin())
+      .then((result) => {
+        if (live) session.value = { id: result.user.id, username: result.user.username, is_admin: result.user.is_admin }
+      })
+      .catch(() => undefined)
+    return () => {
+      live = false
+    }
+  }, [])
   const submit = async (event: Event) => {
     event.preventDefault()
     const data = new FormData(event.currentTarget as HTMLFormElement)
