@@ -28,7 +28,16 @@ export const configProviderFor = (flags: ServerFlags, recorded: Recorded = {}): 
   if (flags.port !== undefined) map.set("TONEARM_PORT", flags.port)
   if (flags.host !== undefined) map.set("TONEARM_HOST", flags.host)
   if (flags.databaseUrl !== undefined) map.set("TONEARM_DATABASE_URL", flags.databaseUrl)
-  setPath("TONEARM_LIBRARY", given(flags.library) ?? given(env.TONEARM_LIBRARY) ?? recorded.library)
+  // Several libraries: one list in the platform's path delimiter, each folder resolved from where it was typed.
+  const libraries = (typeof flags.library === "string" ? [flags.library] : (flags.library ?? [])).filter(
+    (dir) => dir !== "",
+  )
+  const libraryList =
+    libraries.length > 0 ? libraries : (given(env.TONEARM_LIBRARY) ?? recorded.library)?.split(path.delimiter)
+  if (libraryList !== undefined) {
+    const dirs = libraryList.filter((dir) => dir !== "").map(resolvePath)
+    if (dirs.length > 0) map.set("TONEARM_LIBRARY", dirs.join(path.delimiter))
+  }
   setPath("TONEARM_DATA_DIR", given(flags.dataDir) ?? given(env.TONEARM_DATA_DIR) ?? recorded.dataDir)
   const publicUrl = given(env.TONEARM_PUBLIC_URL) ?? recorded.publicUrl
   if (publicUrl !== undefined) map.set("TONEARM_PUBLIC_URL", publicUrl)

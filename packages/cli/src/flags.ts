@@ -3,7 +3,8 @@
 export interface ServerFlags {
   readonly port?: string
   readonly host?: string
-  readonly library?: string
+  /** `--library`, given once or several times (one library each). */
+  readonly library?: string | ReadonlyArray<string>
   readonly dataDir?: string
   readonly databaseUrl?: string
 }

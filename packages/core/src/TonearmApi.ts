@@ -14,6 +14,7 @@ import { EventsApi } from "./events/events.js"
 import { AdminImportsApi, ImportsApi, PlaysExportApi } from "./history/HistoryApi.js"
 import { HomeApi } from "./home/HomeApi.js"
 import { CoverSourcesApi, CoversApi, LibraryApi, MissingTracksApi, ScanApi } from "./library/LibraryApi.js"
+import { AdminLibrariesApi } from "./library/libraries.js"
 import { LikesApi, PlaysApi } from "./listening/ListeningApi.js"
 import { ModerationApi, QuarantineApi } from "./moderation/ModerationApi.js"
 import { PlaylistsApi } from "./playlists/PlaylistsApi.js"
@@ -51,6 +52,7 @@ export class TonearmApi extends HttpApi.make("tonearm")
   .add(HomeApi)
   .add(CoversApi)
   .add(ScanApi)
+  .add(AdminLibrariesApi)
   .add(MissingTracksApi)
   .add(CoverSourcesApi)
   .add(StreamingApi)

@@ -84,6 +84,7 @@ export const NotFoundResource = Schema.Literal(
   "installer",
   "import",
   "scrobbler",
+  "library",
   "unknown",
 )
 export type NotFoundResource = typeof NotFoundResource.Type
@@ -120,6 +121,8 @@ export const ConflictReason = Schema.Literal(
   "no_manager",
   "no_matching_file",
   "not_configured",
+  "library_path_taken",
+  "library_not_scannable",
   "unknown",
 )
 export type ConflictReason = typeof ConflictReason.Type

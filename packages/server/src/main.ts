@@ -56,10 +56,13 @@ import { SecurityHeadersLive } from "./http/securityHeaders.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
+  AdminLibrariesHttpLive,
   BootScanLive,
   CatalogRules,
   CoverService,
   CoversHttpLive,
+  LibrariesBootLive,
+  LibrariesService,
   LibraryHttpLive,
   LibraryService,
   LibraryWatcherLive,
@@ -214,6 +217,8 @@ const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLast
 
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
+  // The libraries and who hears each (admin routes, the boot's reconciliation), over scans and the change log.
+  LibrariesService.Default,
   // Network speakers: over stream tokens, the library and diagnostics.
   CastRenderersService.Default,
   SystemPlaylistsService.Default,
@@ -258,6 +263,7 @@ export const ApiLive = HttpApiBuilder.api(TonearmApi).pipe(
     CoversHttpLive,
     CoverSourcesHttpLive,
     ScanHttpLive,
+    AdminLibrariesHttpLive,
     MissingTracksHttpLive,
     StreamingHttpLive,
     CastHttpLive,
@@ -319,6 +325,8 @@ export const HttpAppLive = Layer.mergeAll(
   SecurityHeadersLive,
   // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
   ImportRunnerLive,
+  // The configured folders become libraries (the first adopts an index made before libraries existed).
+  LibrariesBootLive,
 ).pipe(Layer.provideMerge(ApiLive))
 
 /** Gives in-flight requests 10 s after shutdown starts, then closes what is still open (SSE, stalled clients). */

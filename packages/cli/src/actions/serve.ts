@@ -1,4 +1,5 @@
 import * as net from "node:net"
+import * as path from "node:path"
 import { makeServerLive, PgLive, runMigrations, TonearmConfig, type TonearmSettings } from "@tonearm/server"
 import { Effect, Layer, Option } from "effect"
 import { configProviderFor } from "../config.js"
@@ -46,7 +47,8 @@ export const serve = (flags: ServerFlags) =>
       yield* ensurePortFree(config.host, config.port)
       yield* refuseSecondServer(config)
       yield* Effect.logInfo(`data directory ${config.dataDir}`)
-      yield* Effect.logInfo(`library ${config.libraryDir}`)
+      const libraries = config.libraryDirs ?? [config.libraryDir]
+      for (const dir of libraries) yield* Effect.logInfo(`library ${dir}`)
       return yield* Effect.scoped(
         Effect.gen(function* () {
           yield* Layer.build(makeServerLive(Layer.succeed(TonearmConfig, config)))
@@ -55,7 +57,7 @@ export const serve = (flags: ServerFlags) =>
             url: config.publicUrl,
             local_url: localUrlOf(config.host, config.port),
             data_dir: config.dataDir,
-            library: config.libraryDir,
+            library: libraries.join(path.delimiter),
             pid: process.pid,
             started_at: new Date().toISOString(),
           })

@@ -18,7 +18,11 @@ export const registerServe = (program: Command) => {
       .description("start the server (runs pending migrations first)")
       .option("-p, --port <port>", "port to listen on (env TONEARM_PORT, default 4533)")
       .option("-H, --host <host>", "address to bind (env TONEARM_HOST, default 0.0.0.0)")
-      .option("-l, --library <dir>", "music folder to index (env TONEARM_LIBRARY, default <data-dir>/music)"),
+      .option(
+        "-l, --library <dir>",
+        "music folder to index, one library each; repeat for several (env TONEARM_LIBRARY, a list separated by the path delimiter; default <data-dir>/music)",
+        (dir: string, dirs: Array<string> = []) => [...dirs, dir],
+      ),
   ).action(async (flags: ServerFlags) => (await import("../actions/serve.js")).serve(flags))
 
   withDatabaseFlags(program.command("migrate").description("apply pending database migrations and exit")).action(

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { IntFromQuery } from "../http/queryNumbers.js"
 import { AlbumId, ArtistId, TrackId } from "../ids.js"
+import { LibraryFilter } from "./libraries.js"
 
 /** YYYY-MM-DD (contract: date-only fields). */
 export const DateOnly = Schema.String.pipe(Schema.pattern(/^\d{4}-\d{2}-\d{2}$/))
@@ -156,6 +157,8 @@ export const AlbumQuery = Schema.Struct({
   role: Schema.optional(AlbumArtistRole),
   offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),
   limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+  /** One of the caller's libraries only (`GET /api/library/libraries`). */
+  ...LibraryFilter,
 })
 export type AlbumQuery = typeof AlbumQuery.Type
 
@@ -163,6 +166,7 @@ export type AlbumQuery = typeof AlbumQuery.Type
 export const ArtistQuery = Schema.Struct({
   offset: Schema.optional(IntFromQuery.pipe(Schema.nonNegative())),
   limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+  ...LibraryFilter,
 })
 export type ArtistQuery = typeof ArtistQuery.Type
 
@@ -180,13 +184,17 @@ export class AlbumPage extends Schema.Class<AlbumPage>("AlbumPage")({
   limit: Schema.Int,
 }) {}
 
-export const LimitQuery = Schema.Struct({ limit: Schema.optional(IntFromQuery.pipe(Schema.positive())) })
+export const LimitQuery = Schema.Struct({
+  limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+  ...LibraryFilter,
+})
 
 export class ShuffleResult extends Schema.Class<ShuffleResult>("ShuffleResult")({ tracks: Schema.Array(Track) }) {}
 
 export const SearchQuery = Schema.Struct({
   q: Schema.String,
   limit: Schema.optional(IntFromQuery.pipe(Schema.positive())),
+  ...LibraryFilter,
 })
 
 export class SearchResult extends Schema.Class<SearchResult>("SearchResult")({

@@ -19,6 +19,7 @@ import {
   ShuffleResult,
   YearRow,
 } from "./Library.js"
+import { LibraryList } from "./libraries.js"
 import { Lyrics } from "./lyrics.js"
 import { MissingTrackPage, MissingTracksQuery, PurgeMissingRequest, PurgeMissingResult } from "./missing.js"
 import { ScanErrorPage, ScanErrorsQuery, ScanStarted, ScanStatus, StartScanRequest } from "./scan.js"
@@ -55,6 +56,11 @@ export class LibraryApi extends HttpApiGroup.make("library")
       .setUrlParams(ArtistQuery)
       .addSuccess(ArtistPage)
       .annotate(OpenApi.Description, "A page of artists A–Z by sort name (every credited artist has a row)."),
+  )
+  .add(
+    HttpApiEndpoint.get("libraries", "/api/library/libraries")
+      .addSuccess(LibraryList)
+      .annotate(OpenApi.Description, "The libraries the caller hears (an admin: every library)."),
   )
   .add(HttpApiEndpoint.get("shuffle", "/api/library/shuffle").setUrlParams(LimitQuery).addSuccess(ShuffleResult))
   .add(HttpApiEndpoint.get("search", "/api/search").setUrlParams(SearchQuery).addSuccess(SearchResult))

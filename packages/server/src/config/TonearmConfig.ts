@@ -17,6 +17,26 @@ export { DEFAULT_PORT }
 export const DEFAULT_HOST = "0.0.0.0"
 export const DEFAULT_DATA_DIR = "data"
 export const DEFAULT_CLIENT_APK_DIR = "/app/client/"
+/**
+ * The library folders of `TONEARM_LIBRARY`: split on the platform's path delimiter (`:`, `;` on Windows), each
+ * made absolute, empty entries and repeats dropped, the first kept first (contract "Multiple libraries").
+ */
+export const libraryDirsFrom = (list: string): ReadonlyArray<string> => {
+  const dirs = [
+    ...new Set(
+      list
+        .split(path.delimiter)
+        .filter((entry) => entry.trim() !== "")
+        .map((entry) => path.resolve(entry)),
+    ),
+  ]
+  return dirs.length > 0 ? dirs : [path.resolve(list)]
+}
+
+/** Every library folder of a config, the first library's first. */
+export const libraryDirsOf = (settings: TonearmSettings): ReadonlyArray<string> =>
+  settings.libraryDirs !== undefined && settings.libraryDirs.length > 0 ? settings.libraryDirs : [settings.libraryDir]
+
 /** Largest request body accepted on JSON routes; anything bigger is 413 `payload_too_large`. */
 export const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024
 /** Largest upload the history import routes accept (a Spotify zip, a navidrome.db): streamed to disk, never held. */
@@ -28,8 +48,13 @@ export interface TonearmSettings {
   readonly host: string
   /** Where the embedded database, the stream secret and caches live. Absolute. */
   readonly dataDir: string
-  /** The music folder. Absolute. */
+  /** The music folder (the first library's). Absolute. */
   readonly libraryDir: string
+  /**
+   * Every configured library folder, `libraryDir` first (`TONEARM_LIBRARY`: a list separated by the platform's
+   * path delimiter; `--library` given several times). Absolute. A test's config may leave it out: one library.
+   */
+  readonly libraryDirs?: ReadonlyArray<string> | undefined
   readonly databaseUrl: Option.Option<Redacted.Redacted>
   readonly openRegistration: boolean
   /** Base of links sent by mail (password reset); else derived from host and port. */
@@ -377,9 +402,10 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const port = yield* Config.port("TONEARM_PORT").pipe(Config.withDefault(DEFAULT_PORT))
       const host = yield* Config.string("TONEARM_HOST").pipe(Config.withDefault(DEFAULT_HOST))
       const dataDir = path.resolve(yield* Config.string("TONEARM_DATA_DIR").pipe(Config.withDefault(DEFAULT_DATA_DIR)))
-      const libraryDir = path.resolve(
+      const libraryDirs = libraryDirsFrom(
         yield* Config.string("TONEARM_LIBRARY").pipe(Config.withDefault(path.join(dataDir, "music"))),
       )
+      const libraryDir = libraryDirs[0]!
       const databaseUrl = yield* Config.option(Config.redacted("TONEARM_DATABASE_URL"))
       const openRegistration = yield* Config.boolean("TONEARM_OPEN_REGISTRATION").pipe(Config.withDefault(false))
       const publicUrl = yield* Config.string("TONEARM_PUBLIC_URL").pipe(
@@ -438,6 +464,7 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
         host,
         dataDir,
         libraryDir,
+        libraryDirs,
         databaseUrl: Option.map(databaseUrl, (url) => url),
         openRegistration,
         publicUrl: publicUrl.replace(/\/+$/, ""),

@@ -23,6 +23,7 @@ import m0020 from "./migrations/0020_scrobbling.js"
 import m0021 from "./migrations/0021_ratings.js"
 import m0022 from "./migrations/0022_pick_reasons.js"
 import m0023 from "./migrations/0023_smart_playlists.js"
+import m0024 from "./migrations/0024_libraries.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -49,6 +50,7 @@ export const migrations = {
   "0021_ratings": m0021,
   "0022_pick_reasons": m0022,
   "0023_smart_playlists": m0023,
+  "0024_libraries": m0024,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

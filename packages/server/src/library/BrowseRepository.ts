@@ -1,4 +1,4 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import {
   type AlbumArtistRole,
   type AlbumId,
@@ -14,9 +14,11 @@ import {
 } from "@tonearm/core"
 import { Effect, Schema, Struct } from "effect"
 import { PLANNED_PER_EXECUTION } from "../db/Database.js"
+import { type Catalogue, catalogueIn } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { isCatalogText } from "./catalogColumns.js"
+import { LibraryAccess } from "./LibraryAccess.js"
 
 /** Instants come back from pg as `Date`; everything else is the wire schema itself. */
 const FromDb = { added_at: Schema.DateTimeUtcFromDate }
@@ -110,38 +112,58 @@ export interface AlbumFilter {
   readonly artist?: { readonly id: ArtistId; readonly role: AlbumArtistRole } | undefined
 }
 
-/** Read-side SQL of the library: what browsing, search and home show. */
+/**
+ * Read-side SQL of the library: what browsing, search and home show. Every read for a caller goes through the
+ * catalogue of the caller's libraries (`inScope`, `db/libraryScope.ts`): the `tracks`, `albums` and `artists` it
+ * names are those the caller may hear. A row reached by id from one of them (a track's album and artist) is read
+ * from `indexed_*`: present with it. Only the catalogue-wide reads (the engine's catalogue, admin roll-ups) name
+ * the views.
+ */
 export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonearm/server/BrowseRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const access = yield* LibraryAccess
+    /** Runs a read over the catalogue of the current caller's libraries. */
+    const inScope = <A, E, R>(read: (c: Catalogue) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(access.current, (scope) => read(catalogueIn(sql, scope)))
     const albumColumns = sql.literal(ALBUM_COLUMNS)
     const trackColumns = sql.literal(TRACK_COLUMNS)
     const artistColumns = sql.literal(ARTIST_COLUMNS)
     // Statements whose best plan depends on the values: a common word or genre and a rare one (Database.ts).
     const perExecution = sql.literal(PLANNED_PER_EXECUTION)
-    const trackFrom = sql.literal(
-      "tracks t JOIN albums al ON al.id = t.album_id JOIN artists ar ON ar.id = t.artist_id",
-    )
+    const trackFrom = (c: Catalogue) =>
+      sql`${c.tracks} t JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id`
 
     /**
      * Genre index: the genre rule was applied once per track at scan time (track_genres); the scan's tidy phase
      * keeps the counts of present tracks in library_genres, so a request reads ~200 rows instead of grouping them all.
      */
-    const genres = sql<{ genre: string; track_count: number }>`
-      SELECT genre, track_count FROM library_genres
-      ORDER BY lower(genre) COLLATE "C", genre COLLATE "C"`.pipe(orInternal("BrowseRepository.genres"))
+    const genres = inScope((c) =>
+      c.whole
+        ? sql<{ genre: string; track_count: number }>`
+            SELECT genre, track_count FROM library_genres
+            ORDER BY lower(genre) COLLATE "C", genre COLLATE "C"`
+        : // Some libraries: counted from their tracks (the index counts the whole catalogue).
+          sql<{ genre: string; track_count: number }>`
+            SELECT g.genre, count(*)::int AS track_count FROM track_genres g JOIN ${c.tracks} t ON t.id = g.track_id
+            GROUP BY g.genre ORDER BY lower(g.genre) COLLATE "C", g.genre COLLATE "C"`,
+    ).pipe(orInternal("BrowseRepository.genres"))
 
     /**
      * Albums per year (library_years, kept by the scan's tidy phase). Undated albums (year 0) are counted there for
      * the album list's total but have no bucket in the index.
      */
-    const years = sql<{ year: number; album_count: number }>`
-      SELECT year, album_count FROM library_years WHERE year > 0 ORDER BY year DESC`.pipe(
-      orInternal("BrowseRepository.years"),
-    )
+    const years = inScope((c) =>
+      c.whole
+        ? sql<{ year: number; album_count: number }>`
+            SELECT year, album_count FROM library_years WHERE year > 0 ORDER BY year DESC`
+        : sql<{ year: number; album_count: number }>`
+            SELECT a.year, count(*)::int AS album_count FROM ${c.albums} a WHERE a.year > 0
+            GROUP BY a.year ORDER BY a.year DESC`,
+    ).pipe(orInternal("BrowseRepository.years"))
 
     /** The same predicate serves the page and its total, so a listed genre always has a non-empty page. */
-    const albumWhere = (filter: AlbumFilter) => {
+    const albumWhere = (filter: AlbumFilter, c: Catalogue) => {
       const clauses = [sql`TRUE`]
       if (filter.genre !== undefined) {
         clauses.push(sql`a.id IN (SELECT ag.album_id FROM album_genres ag WHERE ag.genre = ${filter.genre})`)
@@ -149,15 +171,15 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`a.year > 0`)
       if (filter.yearFrom !== undefined) clauses.push(sql`a.year >= ${filter.yearFrom}`)
       if (filter.yearTo !== undefined) clauses.push(sql`a.year <= ${filter.yearTo}`)
-      if (filter.artist !== undefined) clauses.push(byArtist(filter.artist.id, filter.artist.role))
+      if (filter.artist !== undefined) clauses.push(byArtist(filter.artist.id, filter.artist.role, c))
       return sql.and(clauses)
     }
 
     /** Albums where the artist is an album artist, or (appears on) the other albums crediting them on a track. */
-    const byArtist = (id: ArtistId, role: AlbumArtistRole) =>
+    const byArtist = (id: ArtistId, role: AlbumArtistRole, c: Catalogue) =>
       role === "album_artist"
         ? sql`a.id IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${id})`
-        : sql`a.id IN (SELECT t.album_id FROM track_artists ta JOIN tracks t ON t.id = ta.track_id
+        : sql`a.id IN (SELECT t.album_id FROM track_artists ta JOIN ${c.tracks} t ON t.id = ta.track_id
                        WHERE ta.artist_id = ${id})
               AND a.id NOT IN (SELECT aa.album_id FROM album_artists aa WHERE aa.artist_id = ${id})`
 
@@ -165,9 +187,9 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      * How many albums the filter matches, from the derived indexes the scan keeps (a genre's album count, the
      * albums per year) instead of counting the albums on every page: the same present rows as `albumWhere`.
      */
-    const albumTotal = (filter: AlbumFilter) =>
-      filter.artist !== undefined
-        ? sql`SELECT count(*)::int FROM albums a WHERE ${albumWhere(filter)}`
+    const albumTotal = (filter: AlbumFilter, c: Catalogue) =>
+      filter.artist !== undefined || !c.whole
+        ? sql`SELECT count(*)::int FROM ${c.albums} a WHERE ${albumWhere(filter, c)}`
         : filter.genre !== undefined
           ? sql`SELECT album_count FROM library_genres WHERE genre = ${filter.genre}`
           : filter.yearFrom !== undefined || filter.yearTo !== undefined
@@ -180,41 +202,44 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      * than the query); a page past the end has no row to carry the total, so it is read on its own then.
      */
     const albumPage = (filter: AlbumFilter, sort: BrowseSort, offset: number, limit: number) =>
-      Effect.gen(function* () {
-        const total = sql`COALESCE((${albumTotal(filter)}), 0)`
-        const filtered =
-          filter.genre !== undefined ||
-          filter.yearFrom !== undefined ||
-          filter.yearTo !== undefined ||
-          filter.artist !== undefined
-        const rows = yield* sql<{ readonly page_total: number }>`${filtered ? perExecution : sql.literal("")}
+      inScope((c) =>
+        Effect.gen(function* () {
+          const total = sql`COALESCE((${albumTotal(filter, c)}), 0)`
+          const filtered =
+            filter.genre !== undefined ||
+            filter.yearFrom !== undefined ||
+            filter.yearTo !== undefined ||
+            filter.artist !== undefined
+          const rows = yield* sql<{ readonly page_total: number }>`${filtered ? perExecution : sql.literal("")}
           SELECT ${albumColumns}, ${total} AS page_total
-          FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          WHERE ${albumWhere(filter)} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`
-        const items = yield* decodeRows(AlbumRecord)(rows)
-        const [counted] =
-          rows.length > 0 ? rows : yield* sql<{ readonly page_total: number }>`SELECT ${total} AS page_total`
-        return { items, total: counted?.page_total ?? 0 }
-      }).pipe(orInternal("BrowseRepository.albumPage"))
+          FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id
+          WHERE ${albumWhere(filter, c)} ORDER BY ${sql.literal(ORDER[sort])} OFFSET ${offset} LIMIT ${limit}`
+          const items = yield* decodeRows(AlbumRecord)(rows)
+          const [counted] =
+            rows.length > 0 ? rows : yield* sql<{ readonly page_total: number }>`SELECT ${total} AS page_total`
+          return { items, total: counted?.page_total ?? 0 }
+        }),
+      ).pipe(orInternal("BrowseRepository.albumPage"))
 
     const album = (id: AlbumId) =>
-      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`.pipe(
-        Effect.flatMap(decodeFirst(AlbumRecord)),
-        orInternal("BrowseRepository.album"),
-      )
+      inScope(
+        (c) =>
+          sql`SELECT ${albumColumns} FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`,
+      ).pipe(Effect.flatMap(decodeFirst(AlbumRecord)), orInternal("BrowseRepository.album"))
 
     const albumTracks = (id: AlbumId) =>
-      sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE t.album_id = ${id}
-          ORDER BY t.disc_number NULLS FIRST, t.track_number NULLS LAST, t.search_key COLLATE "C", t.id`.pipe(
-        Effect.flatMap(decodeRows(TrackRecord)),
-        orInternal("BrowseRepository.albumTracks"),
-      )
+      inScope(
+        (c) => sql`SELECT ${trackColumns} FROM ${trackFrom(c)} WHERE t.album_id = ${id}
+          ORDER BY t.disc_number NULLS FIRST, t.track_number NULLS LAST, t.search_key COLLATE "C", t.id`,
+      ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.albumTracks"))
 
     /** An album's discs in order, each with the subtitle one of its tracks carries (TSST / DISCSUBTITLE). */
     const albumDiscs = (id: AlbumId) =>
-      sql<{ number: number; subtitle: string | null }>`
-        SELECT coalesce(disc_number, 1) AS number, max(disc_subtitle) AS subtitle FROM tracks
-        WHERE album_id = ${id} GROUP BY 1 ORDER BY 1`.pipe(orInternal("BrowseRepository.albumDiscs"))
+      inScope(
+        (c) => sql<{ number: number; subtitle: string | null }>`
+        SELECT coalesce(t.disc_number, 1) AS number, max(t.disc_subtitle) AS subtitle FROM ${c.tracks} t
+        WHERE t.album_id = ${id} GROUP BY 1 ORDER BY 1`,
+      ).pipe(orInternal("BrowseRepository.albumDiscs"))
 
     /** The distinct genres of an album's tracks (chips); fails rather than degrade, the service decides. */
     const albumGenres = (id: AlbumId) =>
@@ -224,17 +249,19 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       )
 
     const artist = (id: ArtistId) =>
-      sql`SELECT ${artistColumns} FROM artists ar WHERE ar.id = ${id}`.pipe(
+      inScope((c) => sql`SELECT ${artistColumns} FROM ${c.artists} ar WHERE ar.id = ${id}`).pipe(
         Effect.flatMap(decodeFirst(ArtistRecord)),
         orInternal("BrowseRepository.artist"),
       )
 
     /** An artist's genres come from the tracks where they are the track artist. */
     const artistGenres = (id: ArtistId) =>
-      sql<{ genre: string }>`
+      inScope(
+        (c) => sql<{ genre: string }>`
         SELECT DISTINCT g.genre FROM track_genres g JOIN track_artists ta ON ta.track_id = g.track_id
-        JOIN tracks t ON t.id = g.track_id
-        WHERE ta.artist_id = ${id} ORDER BY g.genre`.pipe(Effect.map((rows) => rows.map((row) => row.genre)))
+        JOIN ${c.tracks} t ON t.id = g.track_id
+        WHERE ta.artist_id = ${id} ORDER BY g.genre`,
+      ).pipe(Effect.map((rows) => rows.map((row) => row.genre)))
 
     const WithGenres = Schema.Struct({ genres: Schema.Array(Schema.String) })
     const AlbumWithGenres = Schema.extend(AlbumRecord, WithGenres)
@@ -242,28 +269,32 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** An album and its genre chips in one round trip (the detail page's row; `album` + `albumGenres` apart). */
     const albumWithGenres = (id: AlbumId) =>
-      sql`SELECT ${albumColumns},
+      inScope(
+        (c) => sql`SELECT ${albumColumns},
                  ARRAY(SELECT genre FROM album_genres WHERE album_id = a.id ORDER BY genre) AS genres
-          FROM albums a JOIN artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`.pipe(
-        Effect.flatMap(decodeFirst(AlbumWithGenres)),
-      )
+          FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id WHERE a.id = ${id}`,
+      ).pipe(Effect.flatMap(decodeFirst(AlbumWithGenres)))
 
     /** An artist and their genre chips in one round trip (`artist` + `artistGenres` apart). */
     const artistWithGenres = (id: ArtistId) =>
-      sql`SELECT ${artistColumns},
+      inScope(
+        (c) => sql`SELECT ${artistColumns},
                  ARRAY(SELECT DISTINCT g.genre FROM track_genres g JOIN track_artists ta ON ta.track_id = g.track_id
-                       JOIN tracks t ON t.id = g.track_id
+                       JOIN ${c.tracks} t ON t.id = g.track_id
                        WHERE ta.artist_id = ar.id ORDER BY g.genre) AS genres
-          FROM artists ar WHERE ar.id = ${id}`.pipe(Effect.flatMap(decodeFirst(ArtistWithGenres)))
+          FROM ${c.artists} ar WHERE ar.id = ${id}`,
+      ).pipe(Effect.flatMap(decodeFirst(ArtistWithGenres)))
 
     /** The first `limit` rows (all when undefined) and how many match in all. */
     const withTotal = (rows: ReadonlyArray<{ readonly total?: unknown }>) => Number(rows[0]?.total ?? 0)
 
     /** Albums where the artist is an album artist (the first `limit`, all when undefined), in year order. */
     const albumsBy = (id: ArtistId, limit?: number) =>
-      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a
-          WHERE ${byArtist(id, "album_artist")}
-          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+      inScope(
+        (c) => sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM ${c.albums} a
+          WHERE ${byArtist(id, "album_artist", c)}
+          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`,
+      ).pipe(
         Effect.flatMap((rows) =>
           Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
         ),
@@ -272,9 +303,11 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** Other albums (compilations first of all) where a track credits this artist, main or featured. */
     const appearsOn = (id: ArtistId, limit?: number) =>
-      sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM albums a
-          WHERE ${byArtist(id, "appears_on")}
-          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`.pipe(
+      inScope(
+        (c) => sql`SELECT ${albumColumns}, count(*) OVER () AS total FROM ${c.albums} a
+          WHERE ${byArtist(id, "appears_on", c)}
+          ORDER BY a.year, a.sort_key COLLATE "C", a.id LIMIT ${limit ?? null}`,
+      ).pipe(
         Effect.flatMap((rows) =>
           Effect.map(decodeRows(AlbumRecord)(rows), (items) => ({ items, total: withTotal(rows) })),
         ),
@@ -283,17 +316,19 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** A page of artists A–Z by sort name, and how many there are. */
     const artistPage = (offset: number, limit: number) =>
-      Effect.gen(function* () {
-        const rows = yield* sql`
-          SELECT ${artistColumns}, (SELECT count(*)::int FROM artists) AS total FROM artists ar
+      inScope((c) =>
+        Effect.gen(function* () {
+          const rows = yield* sql`
+          SELECT ${artistColumns}, (SELECT count(*)::int FROM ${c.artists} x) AS total FROM ${c.artists} ar
           ORDER BY ar.sort_key COLLATE "C", ar.id OFFSET ${offset} LIMIT ${limit}`
-        const items = yield* decodeRows(ArtistRecord)(rows)
-        const total =
-          rows.length > 0
-            ? withTotal(rows)
-            : ((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM artists`)[0]?.n ?? 0)
-        return { items, total }
-      }).pipe(orInternal("BrowseRepository.artistPage"))
+          const items = yield* decodeRows(ArtistRecord)(rows)
+          const total =
+            rows.length > 0
+              ? withTotal(rows)
+              : ((yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM ${c.artists} x`)[0]?.n ?? 0)
+          return { items, total }
+        }),
+      ).pipe(orInternal("BrowseRepository.artistPage"))
 
     /**
      * The search (contract "Library model", Search; migration 0017; docs/decisions.md "Library", Search) over the
@@ -327,10 +362,10 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const ranked = (
       query: SearchQueryText,
       window: SearchWindow,
-      kind: { readonly from: string; readonly popularity: string; readonly key: string },
+      kind: { readonly from: Statement.Fragment; readonly popularity: string; readonly key: string },
     ) => {
       const end = window.offset + window.limit
-      const from = sql.literal(kind.from)
+      const from = kind.from
       const popularity = sql.literal(`x.${kind.popularity}`)
       const key = sql.literal(`x.${kind.key}`)
       const match = matchOf(query, "x")
@@ -355,55 +390,59 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     const none = Effect.succeed([])
 
-    const searchArtists = (query: SearchQueryText, window: SearchWindow) =>
+    const searchArtists = (query: SearchQueryText, window: SearchWindow, c: Catalogue) =>
       window.limit === 0
         ? none
         : sql`${perExecution}SELECT ${artistColumns}
-              FROM (${ranked(query, window, { from: "artists", popularity: "track_count", key: "sort_key" })}) hit
-              JOIN artists ar ON ar.id = hit.id
+              FROM (${ranked(query, window, { from: c.artists, popularity: "track_count", key: "sort_key" })}) hit
+              JOIN indexed_artists ar ON ar.id = hit.id
               ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
             Effect.flatMap(decodeRows(ArtistRecord)),
           )
 
-    const searchAlbums = (query: SearchQueryText, window: SearchWindow) =>
+    const searchAlbums = (query: SearchQueryText, window: SearchWindow, c: Catalogue) =>
       window.limit === 0
         ? none
         : sql`${perExecution}SELECT ${albumColumns}
-              FROM (${ranked(query, window, { from: "albums", popularity: "popularity", key: "search_key" })}) hit
-              JOIN albums a ON a.id = hit.id
+              FROM (${ranked(query, window, { from: c.albums, popularity: "popularity", key: "search_key" })}) hit
+              JOIN indexed_albums a ON a.id = hit.id
               ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
             Effect.flatMap(decodeRows(AlbumRecord)),
           )
 
     // The page of ids first, then those rows with their album and artists: a walk that read every column of each row
     // it passed over would pay for the joins of rows it drops.
-    const searchTracks = (query: SearchQueryText, window: SearchWindow) =>
+    const searchTracks = (query: SearchQueryText, window: SearchWindow, c: Catalogue) =>
       window.limit === 0
         ? none
         : sql`${perExecution}SELECT ${trackColumns}
-              FROM (${ranked(query, window, { from: "tracks", popularity: "popularity", key: "search_key" })}) hit
-              JOIN (${trackFrom}) ON t.id = hit.id
+              FROM (${ranked(query, window, { from: c.tracks, popularity: "popularity", key: "search_key" })}) hit
+              JOIN (${trackFrom(c)}) ON t.id = hit.id
               ORDER BY hit.tier, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
             Effect.flatMap(decodeRows(TrackRecord)),
           )
 
     /** One window of each kind of match (an empty window asks nothing). */
     const search = (query: SearchQueryText, windows: SearchWindows) =>
-      Effect.all(
-        {
-          artists: searchArtists(query, windows.artists),
-          albums: searchAlbums(query, windows.albums),
-          tracks: searchTracks(query, windows.tracks),
-        },
-        { concurrency: 3 },
+      inScope((c) =>
+        Effect.all(
+          {
+            artists: searchArtists(query, windows.artists, c),
+            albums: searchAlbums(query, windows.albums, c),
+            tracks: searchTracks(query, windows.tracks, c),
+          },
+          { concurrency: 3 },
+        ),
       ).pipe(orInternal("BrowseRepository.search"))
 
     /** Whether anything at all matches (a window past the end is empty though matches exist). */
     const searchHasMatches = (query: SearchQueryText) =>
-      sql<{ found: boolean }>`${perExecution}
-        SELECT EXISTS (SELECT 1 FROM artists ar WHERE ${matchOf(query, "ar")})
-            OR EXISTS (SELECT 1 FROM albums a WHERE ${matchOf(query, "a")})
-            OR EXISTS (SELECT 1 FROM tracks t WHERE ${matchOf(query, "t")}) AS found`.pipe(
+      inScope(
+        (c) => sql<{ found: boolean }>`${perExecution}
+        SELECT EXISTS (SELECT 1 FROM ${c.artists} ar WHERE ${matchOf(query, "ar")})
+            OR EXISTS (SELECT 1 FROM ${c.albums} a WHERE ${matchOf(query, "a")})
+            OR EXISTS (SELECT 1 FROM ${c.tracks} t WHERE ${matchOf(query, "t")}) AS found`,
+      ).pipe(
         Effect.map((rows) => rows[0]?.found === true),
         orInternal("BrowseRepository.searchHasMatches"),
       )
@@ -415,50 +454,52 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      * `beatels` for `beatles`). Without pg_trgm: nothing.
      */
     const searchSimilar = (query: SearchQueryText, windows: SearchWindows) =>
-      Effect.gen(function* () {
-        const empty = { artists: [], albums: [], tracks: [] }
-        const [trgm] = yield* sql<{ present: boolean }>`
+      inScope((c) =>
+        Effect.gen(function* () {
+          const empty = { artists: [], albums: [], tracks: [] }
+          const [trgm] = yield* sql<{ present: boolean }>`
           SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS present`
-        if (trgm?.present !== true) return empty
-        const text = query.words.join(" ")
-        // For this transaction only: the threshold, and the trigram index as the one way to the rows (the planner
-        // takes word_similarity for cheap and, at 100k tracks, filtered every entry of a walk with it: 650 ms).
-        yield* sql`SELECT word_similarity('', ''),
+          if (trgm?.present !== true) return empty
+          const text = query.words.join(" ")
+          // For this transaction only: the threshold, and the trigram index as the one way to the rows (the planner
+          // takes word_similarity for cheap and, at 100k tracks, filtered every entry of a walk with it: 650 ms).
+          yield* sql`SELECT word_similarity('', ''),
                           set_config('pg_trgm.word_similarity_threshold', ${String(SIMILARITY_THRESHOLD)}, true),
                           set_config('enable_seqscan', 'off', true), set_config('enable_indexscan', 'off', true),
                           set_config('enable_indexonlyscan', 'off', true)`
-        // One after another: the transaction holds one connection.
-        const artists =
-          windows.artists.limit === 0
-            ? []
-            : yield* sql`${perExecution}SELECT ${artistColumns} FROM artists ar WHERE ${text} <% ar.search_words
+          // One after another: the transaction holds one connection.
+          const artists =
+            windows.artists.limit === 0
+              ? []
+              : yield* sql`${perExecution}SELECT ${artistColumns} FROM ${c.artists} ar WHERE ${text} <% ar.search_words
                 ORDER BY word_similarity(${text}, ar.search_words) DESC, ar.track_count DESC, ar.sort_key COLLATE "C", ar.id
                 OFFSET ${windows.artists.offset} LIMIT ${windows.artists.limit}`.pipe(
-                Effect.flatMap(decodeRows(ArtistRecord)),
-              )
-        const albums =
-          windows.albums.limit === 0
-            ? []
-            : yield* sql`${perExecution}SELECT ${albumColumns} FROM albums a WHERE ${text} <% a.search_words
+                  Effect.flatMap(decodeRows(ArtistRecord)),
+                )
+          const albums =
+            windows.albums.limit === 0
+              ? []
+              : yield* sql`${perExecution}SELECT ${albumColumns} FROM ${c.albums} a WHERE ${text} <% a.search_words
                 ORDER BY word_similarity(${text}, a.search_words) DESC, a.popularity DESC, a.search_key COLLATE "C", a.id
                 OFFSET ${windows.albums.offset} LIMIT ${windows.albums.limit}`.pipe(
-                Effect.flatMap(decodeRows(AlbumRecord)),
-              )
-        const tracks =
-          windows.tracks.limit === 0
-            ? []
-            : yield* sql`${perExecution}SELECT ${trackColumns}
+                  Effect.flatMap(decodeRows(AlbumRecord)),
+                )
+          const tracks =
+            windows.tracks.limit === 0
+              ? []
+              : yield* sql`${perExecution}SELECT ${trackColumns}
                 FROM (SELECT t.id, word_similarity(${text}, t.search_words) AS similarity, t.popularity,
                              t.search_key AS key
-                      FROM tracks t WHERE ${text} <% t.search_words
+                      FROM ${c.tracks} t WHERE ${text} <% t.search_words
                       ORDER BY 2 DESC, t.popularity DESC, t.search_key COLLATE "C", t.id
                       OFFSET ${windows.tracks.offset} LIMIT ${windows.tracks.limit}) hit
-                JOIN (${trackFrom}) ON t.id = hit.id
+                JOIN (${trackFrom(c)}) ON t.id = hit.id
                 ORDER BY hit.similarity DESC, hit.popularity DESC, hit.key COLLATE "C", hit.id`.pipe(
-                Effect.flatMap(decodeRows(TrackRecord)),
-              )
-        return { artists, albums, tracks }
-      }).pipe(sql.withTransaction, orInternal("BrowseRepository.searchSimilar"))
+                  Effect.flatMap(decodeRows(TrackRecord)),
+                )
+          return { artists, albums, tracks }
+        }).pipe(sql.withTransaction),
+      ).pipe(orInternal("BrowseRepository.searchSimilar"))
 
     /** A seeded shuffle: the same seed gives the same order, so tests can pin it. */
     /** Quarantine (moderation's table, read here only to filter): the tracks a listener flagged stay out. */
@@ -469,18 +510,16 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
                           WHERE q.track_id = t.id AND q.user_id = ${userId} AND q.resolved_at IS NULL)`
 
     const shuffle = (seed: string, limit: number, userId?: string) =>
-      sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE ${notFlaggedBy(userId)}
-          ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(TrackRecord)),
-        orInternal("BrowseRepository.shuffle"),
-      )
+      inScope(
+        (c) => sql`SELECT ${trackColumns} FROM ${trackFrom(c)} WHERE ${notFlaggedBy(userId)}
+          ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.shuffle"))
 
     const recentlyAdded = (limit: number) =>
-      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          ORDER BY a.added_at DESC, a.search_key COLLATE "C", a.id LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(AlbumRecord)),
-        orInternal("BrowseRepository.recentlyAdded"),
-      )
+      inScope(
+        (c) => sql`SELECT ${albumColumns} FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id
+          ORDER BY a.added_at DESC, a.search_key COLLATE "C", a.id LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(AlbumRecord)), orInternal("BrowseRepository.recentlyAdded"))
 
     /** Albums per cover source (NULL: uncovered). */
     const coverCounts = sql<{ source: string | null; albums: number }>`
@@ -490,14 +529,13 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
 
     /** Where a track's file is, and what to call it (stream and cast routes). */
     const trackFile = (id: TrackId) =>
-      sql`SELECT path, file_format, title, bitrate_kbps FROM tracks WHERE id = ${id}`.pipe(
-        Effect.flatMap(decodeFirst(TrackFileRecord)),
-        orInternal("BrowseRepository.trackFile"),
-      )
+      inScope(
+        (c) => sql`SELECT t.path, t.file_format, t.title, t.bitrate_kbps FROM ${c.tracks} t WHERE t.id = ${id}`,
+      ).pipe(Effect.flatMap(decodeFirst(TrackFileRecord)), orInternal("BrowseRepository.trackFile"))
 
     /** Where an album's cover comes from and which file holds it. */
     const albumCover = (id: AlbumId) =>
-      sql`SELECT cover_art_source, cover_path FROM albums WHERE id = ${id}`.pipe(
+      inScope((c) => sql`SELECT a.cover_art_source, a.cover_path FROM ${c.albums} a WHERE a.id = ${id}`).pipe(
         Effect.flatMap(decodeFirst(AlbumCoverRecord)),
         orInternal("BrowseRepository.albumCover"),
       )
@@ -539,25 +577,22 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
     const tracksByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([])
-        : sql`SELECT ${trackColumns} FROM ${trackFrom} WHERE t.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
-            Effect.flatMap(decodeRows(TrackRecord)),
-            orInternal("BrowseRepository.tracksByIds"),
-          )
+        : inScope(
+            (c) => sql`SELECT ${trackColumns} FROM ${trackFrom(c)} WHERE t.id = ANY(${ids as Array<string>}::uuid[])`,
+          ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.tracksByIds"))
     const albumsByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([])
-        : sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-              WHERE a.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
-            Effect.flatMap(decodeRows(AlbumRecord)),
-            orInternal("BrowseRepository.albumsByIds"),
-          )
+        : inScope(
+            (c) => sql`SELECT ${albumColumns} FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id
+              WHERE a.id = ANY(${ids as Array<string>}::uuid[])`,
+          ).pipe(Effect.flatMap(decodeRows(AlbumRecord)), orInternal("BrowseRepository.albumsByIds"))
     const artistsByIds = (ids: ReadonlyArray<string>) =>
       ids.length === 0
         ? Effect.succeed([])
-        : sql`SELECT ${artistColumns} FROM artists ar WHERE ar.id = ANY(${ids as Array<string>}::uuid[])`.pipe(
-            Effect.flatMap(decodeRows(ArtistRecord)),
-            orInternal("BrowseRepository.artistsByIds"),
-          )
+        : inScope(
+            (c) => sql`SELECT ${artistColumns} FROM ${c.artists} ar WHERE ar.id = ANY(${ids as Array<string>}::uuid[])`,
+          ).pipe(Effect.flatMap(decodeRows(ArtistRecord)), orInternal("BrowseRepository.artistsByIds"))
 
     /**
      * What only the Subsonic adapter shows (OpenSubsonic `sortName`, `isCompilation`, `discTitles`), kept off the
@@ -565,38 +600,45 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
      * compilation flag and disc subtitles; one round trip.
      */
     const subsonicFacts = (trackIds: ReadonlyArray<string>, albumIds: ReadonlyArray<string>) =>
-      sql`
+      inScope(
+        (c) => sql`
         SELECT
           (SELECT coalesce(json_agg(json_build_object('id', t.id, 'sort_title', t.sort_title)), '[]')
-           FROM tracks t WHERE t.id = ANY(${trackIds as Array<string>}::uuid[]) AND t.sort_title IS NOT NULL) AS tracks,
+           FROM ${c.tracks} t WHERE t.id = ANY(${trackIds as Array<string>}::uuid[]) AND t.sort_title IS NOT NULL) AS tracks,
           (SELECT coalesce(json_agg(json_build_object(
                     'id', a.id, 'sort_key', a.sort_key, 'compilation', a.compilation,
                     'discs', (SELECT coalesce(json_agg(json_build_object('disc', d.disc, 'title', d.title) ORDER BY d.disc), '[]')
-                              FROM (SELECT coalesce(t.disc_number, 1) AS disc, max(t.disc_subtitle) AS title FROM tracks t
+                              FROM (SELECT coalesce(t.disc_number, 1) AS disc, max(t.disc_subtitle) AS title FROM ${c.tracks} t
                                     WHERE t.album_id = a.id AND t.disc_subtitle IS NOT NULL GROUP BY 1) d))), '[]')
-           FROM albums a WHERE a.id = ANY(${albumIds as Array<string>}::uuid[])) AS albums`.pipe(
+           FROM ${c.albums} a WHERE a.id = ANY(${albumIds as Array<string>}::uuid[])) AS albums`,
+      ).pipe(
         Effect.flatMap((rows) => decodeSubsonicFacts(rows[0])),
         orInternal("BrowseRepository.subsonicFacts"),
       )
 
     /** Genre index with album counts (Subsonic getGenres): the same track_genres rows as `genres`. */
-    const genreCounts = sql<{ genre: string; track_count: number; album_count: number }>`
-      SELECT genre, track_count, album_count FROM library_genres
-      ORDER BY lower(genre) COLLATE "C", genre COLLATE "C"`.pipe(orInternal("BrowseRepository.genreCounts"))
+    const genreCounts = inScope((c) =>
+      c.whole
+        ? sql<{ genre: string; track_count: number; album_count: number }>`
+            SELECT genre, track_count, album_count FROM library_genres
+            ORDER BY lower(genre) COLLATE "C", genre COLLATE "C"`
+        : sql<{ genre: string; track_count: number; album_count: number }>`
+            SELECT g.genre, count(*)::int AS track_count, count(DISTINCT t.album_id)::int AS album_count
+            FROM track_genres g JOIN ${c.tracks} t ON t.id = g.track_id
+            GROUP BY g.genre ORDER BY lower(g.genre) COLLATE "C", g.genre COLLATE "C"`,
+    ).pipe(orInternal("BrowseRepository.genreCounts"))
 
     /** Every artist, in index order. */
-    const allArtists = sql`SELECT ${artistColumns} FROM artists ar ORDER BY ar.sort_key COLLATE "C", ar.id`.pipe(
-      Effect.flatMap(decodeRows(ArtistRecord)),
-      orInternal("BrowseRepository.allArtists"),
-    )
+    const allArtists = inScope(
+      (c) => sql`SELECT ${artistColumns} FROM ${c.artists} ar ORDER BY ar.sort_key COLLATE "C", ar.id`,
+    ).pipe(Effect.flatMap(decodeRows(ArtistRecord)), orInternal("BrowseRepository.allArtists"))
 
     /** A seeded random page of albums. */
     const randomAlbums = (seed: string, limit: number) =>
-      sql`SELECT ${albumColumns} FROM albums a JOIN artists ar ON ar.id = a.artist_id
-          ORDER BY md5(a.id::text || ${seed}) LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(AlbumRecord)),
-        orInternal("BrowseRepository.randomAlbums"),
-      )
+      inScope(
+        (c) => sql`SELECT ${albumColumns} FROM ${c.albums} a JOIN indexed_artists ar ON ar.id = a.artist_id
+          ORDER BY md5(a.id::text || ${seed}) LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(AlbumRecord)), orInternal("BrowseRepository.randomAlbums"))
 
     /** A seeded shuffle within a genre (the genre rule's index) and an album-year range (undated never match). */
     const shuffleWhere = (seed: string, limit: number, filter: AlbumFilter, userId?: string) => {
@@ -607,31 +649,31 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       if (filter.yearFrom !== undefined || filter.yearTo !== undefined) clauses.push(sql`al.year > 0`)
       if (filter.yearFrom !== undefined) clauses.push(sql`al.year >= ${filter.yearFrom}`)
       if (filter.yearTo !== undefined) clauses.push(sql`al.year <= ${filter.yearTo}`)
-      return sql`${filter.genre === undefined ? sql.literal("") : perExecution}SELECT ${trackColumns} FROM ${trackFrom}
-                 WHERE ${sql.and(clauses)} ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(TrackRecord)),
-        orInternal("BrowseRepository.shuffleWhere"),
-      )
+      return inScope(
+        (
+          c,
+        ) => sql`${filter.genre === undefined ? sql.literal("") : perExecution}SELECT ${trackColumns} FROM ${trackFrom(c)}
+                 WHERE ${sql.and(clauses)} ORDER BY md5(t.id::text || ${seed}) LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.shuffleWhere"))
     }
 
     /** Tracks of one genre (the genre rule's index), in title order. */
     const tracksByGenre = (genre: string, offset: number, limit: number) =>
-      sql`${perExecution}SELECT ${trackColumns} FROM ${trackFrom} JOIN track_genres g ON g.track_id = t.id
-          WHERE g.genre = ${genre} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(TrackRecord)),
-        orInternal("BrowseRepository.tracksByGenre"),
-      )
+      inScope(
+        (c) => sql`${perExecution}SELECT ${trackColumns} FROM ${trackFrom(c)} JOIN track_genres g ON g.track_id = t.id
+          WHERE g.genre = ${genre} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.tracksByGenre"))
 
     /** Every track, a page at a time (a Subsonic app's full-library sync is an empty search). */
     const trackPage = (offset: number, limit: number) =>
-      sql`SELECT ${trackColumns} FROM ${trackFrom} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`.pipe(
-        Effect.flatMap(decodeRows(TrackRecord)),
-        orInternal("BrowseRepository.trackPage"),
-      )
+      inScope(
+        (c) =>
+          sql`SELECT ${trackColumns} FROM ${trackFrom(c)} ORDER BY t.search_key COLLATE "C", t.id OFFSET ${offset} LIMIT ${limit}`,
+      ).pipe(Effect.flatMap(decodeRows(TrackRecord)), orInternal("BrowseRepository.trackPage"))
 
     /** Where a present artist's image comes from and, for a local `artist.*`, its library-relative path. */
     const artistArt = (id: ArtistId) =>
-      sql`SELECT art_source, art_path FROM artists WHERE id = ${id}`.pipe(
+      inScope((c) => sql`SELECT ar.art_source, ar.art_path FROM ${c.artists} ar WHERE ar.id = ${id}`).pipe(
         Effect.flatMap(
           decodeFirst(
             Schema.Struct({ art_source: Schema.NullOr(Schema.String), art_path: Schema.NullOr(Schema.String) }),
@@ -684,4 +726,5 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       artistArtCounts,
     } as const
   }),
+  dependencies: [LibraryAccess.Default],
 }) {}

@@ -539,6 +539,24 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         orInternal("CatalogRepository.markMissing"),
       )
 
+    /** A removed library (contract "Multiple libraries"): its present tracks become missing; returns their ids. */
+    const markLibraryMissing = (libraryId: number, now: Date) =>
+      sql<{ id: string }>`
+        UPDATE indexed_tracks SET missing_since = ${now}
+        WHERE library_id = ${libraryId} AND missing_since IS NULL RETURNING id`.pipe(
+        Effect.map((rows) => rows.map((row) => row.id)),
+        orInternal("CatalogRepository.markLibraryMissing"),
+      )
+
+    /** A removed library added again: the tracks its removal marked missing come back, under their ids. */
+    const restoreLibrary = (libraryId: number, removedAt: Date) =>
+      sql<{ id: string }>`
+        UPDATE indexed_tracks SET missing_since = NULL
+        WHERE library_id = ${libraryId} AND missing_since >= ${removedAt} RETURNING id`.pipe(
+        Effect.map((rows) => rows.map((row) => row.id)),
+        orInternal("CatalogRepository.restoreLibrary"),
+      )
+
     /**
      * Deletes missing tracks for good (an admin's choice): the given ids, or every missing track when
      * `ids` is undefined. Present tracks are never touched. Returns the ids deleted.
@@ -790,6 +808,8 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       vanishedTracks,
       writeBatch,
       markMissing,
+      markLibraryMissing,
+      restoreLibrary,
       purgeMissing,
       deleteTracks,
       forgetFolders,

@@ -12,6 +12,8 @@ import { Effect, Layer } from "effect"
 import { conditionalImage } from "../http/conditionalImage.js"
 import { leanJson } from "../http/leanJson.js"
 import { CoverService } from "./CoverService.js"
+import { LibrariesService } from "./LibrariesService.js"
+import { LibraryAccess } from "./LibraryAccess.js"
 import { LibraryService } from "./LibraryService.js"
 import { LyricsService } from "./LyricsService.js"
 import { MissingTracksService } from "./MissingTracksService.js"
@@ -27,21 +29,29 @@ export const LibraryHttpLive = HttpApiBuilder.group(TonearmApi, "library", (hand
   Effect.gen(function* () {
     const library = yield* LibraryService
     const lyrics = yield* LyricsService
+    const libraries = yield* LibrariesService
     return handlers
       .handle("genres", () => library.genres)
       .handle("years", () => library.years)
-      .handle("albums", ({ urlParams }) => Effect.map(library.albums(urlParams), albumPage.respond))
+      .handle("libraries", () => Effect.flatMap(CurrentSession, (session) => libraries.listFor(session.user)))
+      .handle("albums", ({ urlParams }) =>
+        Effect.map(library.albums(urlParams), albumPage.respond).pipe(LibraryAccess.within(urlParams.library_id)),
+      )
       .handle("shuffle", ({ urlParams }) =>
-        Effect.flatMap(CurrentSession, (session) => library.shuffle(urlParams.limit, session.user.id)),
+        Effect.flatMap(CurrentSession, (session) => library.shuffle(urlParams.limit, session.user.id)).pipe(
+          LibraryAccess.within(urlParams.library_id),
+        ),
       )
       .handle("search", ({ urlParams }) =>
-        Effect.map(library.search(urlParams.q, urlParams.limit), searchResult.respond),
+        Effect.map(library.search(urlParams.q, urlParams.limit), searchResult.respond).pipe(
+          LibraryAccess.within(urlParams.library_id),
+        ),
       )
       .handle("album", ({ path }) => Effect.map(library.album(path.id), albumDetail.respond))
       .handle("artist", ({ path }) =>
         Effect.map(library.artist(path.id, ARTIST_DETAIL_ALBUMS_MAX), artistDetail.respond),
       )
-      .handle("artists", ({ urlParams }) => library.artists(urlParams))
+      .handle("artists", ({ urlParams }) => library.artists(urlParams).pipe(LibraryAccess.within(urlParams.library_id)))
       .handle("lyrics", ({ path }) => lyrics.get(path.id))
   }),
 )
@@ -83,3 +93,18 @@ export const MissingTracksHttpLive = HttpApiBuilder.group(TonearmApi, "missingTr
       .handle("purge", ({ payload }) => missing.purge(payload))
   }),
 ).pipe(Layer.provide(MissingTracksService.Default))
+
+/** Admins: the libraries, their scans and who hears each (contract "Multiple libraries"). */
+export const AdminLibrariesHttpLive = HttpApiBuilder.group(TonearmApi, "adminLibraries", (handlers) =>
+  Effect.gen(function* () {
+    const libraries = yield* LibrariesService
+    return handlers
+      .handle("list", () => libraries.list)
+      .handle("add", ({ payload }) => libraries.add(payload))
+      .handle("rename", ({ path, payload }) => libraries.rename(path.id, payload))
+      .handle("remove", ({ path }) => libraries.remove(path.id))
+      .handle("scan", ({ path }) => libraries.scan(path.id))
+      .handle("userLibraries", ({ path }) => libraries.userLibraries(path.id))
+      .handle("setUserLibraries", ({ path, payload }) => libraries.setUserLibraries(path.id, payload))
+  }),
+)

@@ -40,8 +40,10 @@ import {
 } from "@tonearm/core"
 import { Effect, Option, Random } from "effect"
 import { ChangeLog } from "../changes/index.js"
+import { scopeKey } from "../db/libraryScope.js"
 import { type AlbumRecord, type ArtistRecord, BrowseRepository, type TrackRecord } from "./BrowseRepository.js"
 import { byId, inOrder } from "./idOrder.js"
+import { LibraryAccess } from "./LibraryAccess.js"
 import { type VersionedAnswers, versionedAnswers } from "./versionedAnswers.js"
 
 /** Distinct searches whose answers are kept (each ~20 KB of JSON at the default page: a few MB at most). */
@@ -49,6 +51,9 @@ export const SEARCH_ANSWERS_KEPT = 128
 
 /** Artist pages kept (each up to ~100 KB of objects with 200 albums embedded: a few MB at most). */
 export const ARTIST_DETAILS_KEPT = 64
+
+/** Home's recently added row, one per library set seen (most servers: one). */
+export const RECENTLY_ADDED_SETS_KEPT = 16
 
 /** Distinct album pages kept (each ~50 KB of objects at the default page of 50: about 6 MB at most). */
 export const ALBUM_PAGES_KEPT = 128
@@ -72,6 +77,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
   effect: Effect.gen(function* () {
     const browse = yield* BrowseRepository
     const changes = yield* ChangeLog
+    const access = yield* LibraryAccess
 
     const genres = Effect.map(browse.genres, (rows) => rows.map((row) => new GenreRow(row, true)))
     const years = Effect.map(browse.years, (rows) => rows.map((row) => new YearRow(row, true)))
@@ -80,10 +86,12 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     const keptPerVersion = <A, E>(answers: VersionedAnswers<A>, key: string, compute: Effect.Effect<A, E>) =>
       Effect.gen(function* () {
         const version = yield* changes.libraryVersion
-        const kept = answers.get(key, version)
+        // Per library set: an answer computed for some libraries is never served to a caller of others.
+        const scoped = `${scopeKey(yield* access.current)}|${key}`
+        const kept = answers.get(scoped, version)
         if (kept !== undefined) return kept
         const answer = yield* compute
-        answers.set(key, version, answer)
+        answers.set(scoped, version, answer)
         return answer
       })
 
@@ -195,7 +203,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     const artistDetails = versionedAnswers<ArtistDetail>(ARTIST_DETAILS_KEPT)
     const artist = Effect.fn("LibraryService.artist")(function* (id: ArtistId, albumsMax?: number) {
       const version = yield* changes.libraryVersion
-      const key = `${albumsMax ?? "all"}:${id}`
+      const key = `${scopeKey(yield* access.current)}|${albumsMax ?? "all"}:${id}`
       const kept = artistDetails.get(key, version)
       if (kept !== undefined) return kept
       const { detail, degraded } = yield* artistDetail(id, albumsMax)
@@ -299,7 +307,7 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
     })
 
     // Home's first row is the same for everyone until the library changes: kept like the album pages.
-    const recentlyAddedKept = versionedAnswers<ReadonlyArray<AlbumRef>>(1)
+    const recentlyAddedKept = versionedAnswers<ReadonlyArray<AlbumRef>>(RECENTLY_ADDED_SETS_KEPT)
     const recentlyAdded = keptPerVersion(
       recentlyAddedKept,
       "home",
@@ -477,5 +485,5 @@ export class LibraryService extends Effect.Service<LibraryService>()("@tonearm/s
       catalogText: browse.catalogText,
     } as const
   }),
-  dependencies: [BrowseRepository.Default, ChangeLog.Default],
+  dependencies: [BrowseRepository.Default, ChangeLog.Default, LibraryAccess.Default],
 }) {}

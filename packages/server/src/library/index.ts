@@ -1,8 +1,11 @@
 export { CatalogRules } from "./CatalogRules.js"
 export { CoverService } from "./CoverService.js"
 export { byId, inOrder } from "./idOrder.js"
+export { LibrariesBootLive, LibrariesService } from "./LibrariesService.js"
+export { LibraryAccess } from "./LibraryAccess.js"
 export { LibraryEnrichment } from "./LibraryEnrichment.js"
 export {
+  AdminLibrariesHttpLive,
   CoversHttpLive,
   LibraryHttpLive,
   MissingTracksHttpLive,

@@ -1,5 +1,6 @@
 import type { SessionUser } from "@tonearm/core"
 import { Effect } from "effect"
+import { LibraryAccess } from "../library/index.js"
 import { PlayQueueService } from "../playqueue/index.js"
 import type { SubsonicMethod, SubsonicServices } from "./method.js"
 import { methodTable, SUBSONIC_METHODS } from "./methods/index.js"
@@ -17,7 +18,8 @@ export class SubsonicService extends Effect.Service<SubsonicService>()("@tonearm
       /** The method of that name, or undefined (Subsonic's "Unknown method", 404). */
       method: (name: string): SubsonicMethod | undefined => table.get(name),
       run: (method: SubsonicMethod, user: SessionUser | undefined, params: SubsonicParams) =>
-        method.run(user, params).pipe(Effect.provide(services)),
+        // Its catalogue reads see the libraries this user hears (contract "Multiple libraries").
+        method.run(user, params).pipe(Effect.provide(services), LibraryAccess.asCaller(user)),
     } as const
   }),
   dependencies: [PlayQueueService.Default],

@@ -34,6 +34,7 @@ export const NOT_FOUND_WORDS: Readonly<Record<NotFoundResource, string>> = {
   installer: "Installer",
   import: "Import",
   scrobbler: "Scrobbler",
+  library: "Music folder",
   unknown: "Item",
 }
 
