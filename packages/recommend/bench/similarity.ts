@@ -11,6 +11,9 @@ import {
   interactionsOf,
   LEARNED_SIMILARITY,
   learnedSimilar,
+  learnedSimilarityBytes,
+  learnedSimilarityData,
+  learnedSimilarityFromData,
   type PlayCount,
 } from "../src/index.js"
 
@@ -53,4 +56,14 @@ console.log(
     `EASE over ${model.ease.kept.length} (maxItems ${LEARNED_SIMILARITY.ease.maxItems}): fit ${(fitMs / 1000).toFixed(1)} s, ` +
     `held ≈ ${(held / 1e6).toFixed(0)} MB, peak RSS ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB; ` +
     `one seed's 120 similar artists ${seedMs.toFixed(1)} ms`,
+)
+// What the server holds between fits (LearnedSimilarityService) and what an engine process rebuilds from it.
+const data = learnedSimilarityData(model)
+const readStarted = performance.now()
+const back = learnedSimilarityFromData(data)
+const readMs = performance.now() - readStarted
+learnedSimilar(back, back.ease.kept[0]!, 120)
+console.log(
+  `held by the server between fits: ${(learnedSimilarityBytes(data) / 1e6).toFixed(1)} MB of typed arrays; ` +
+    `an engine process reads it back in ${readMs.toFixed(0)} ms`,
 )

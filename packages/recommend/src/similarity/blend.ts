@@ -2,7 +2,7 @@ import { cooccurrenceSimilar } from "./cooccurrence.js"
 import { type EaseModel, easeSimilar, fitEase } from "./ease.js"
 import type { Interactions } from "./interactions.js"
 import { listenerCounts, normalisedTop, type ScoredItems } from "./interactions.js"
-import { fitRp3beta, type Rp3Model, rp3Similar } from "./rp3beta.js"
+import { fitRp3beta, type Rp3Model, rp3FromRows, rp3Similar } from "./rp3beta.js"
 
 /**
  * The learned artist similarity the server ships: EASE and RP3beta fitted on everyone's listening, blended
@@ -57,8 +57,9 @@ export const fitLearnedSimilarity = (
 /**
  * A fitted learned similarity as flat typed arrays: what the server holds between fits and sends to the
  * engine's processes (V8 serialisation copies typed arrays as bytes). EASE's weights in single precision
- * (N² × 4 bytes: 16 MB at 2,000 artists), the listening as compressed rows (12 bytes per listener–artist
- * pair); RP3beta's walk lists are rebuilt from them when the model is read back (`learnedSimilarityFromData`).
+ * (N² × 4 bytes: 16 MB at 2,000 artists), the listening as compressed rows (8 bytes per listener–artist
+ * pair); RP3beta's by-artist lists are rebuilt from them (a counting sort) when the model is read back
+ * (`learnedSimilarityFromData`).
  */
 export interface LearnedSimilarityData {
   readonly tuning: LearnedSimilarityTuning
@@ -72,28 +73,16 @@ export interface LearnedSimilarityData {
 }
 
 export const learnedSimilarityData = (model: LearnedSimilarity): LearnedSimilarityData => {
-  const rows = model.rp3.interactions.rows
-  const rowStart = new Int32Array(rows.length + 1)
-  rows.forEach((row, u) => {
-    rowStart[u + 1] = rowStart[u]! + row.length
-  })
-  const rowItems = new Int32Array(rowStart[rows.length]!)
-  const rowWeights = new Float32Array(rowItems.length)
-  rows.forEach((row, u) => {
-    row.forEach(([item, weight], k) => {
-      rowItems[rowStart[u]! + k] = item
-      rowWeights[rowStart[u]! + k] = weight
-    })
-  })
+  const { rowStart, rowItems, rowWeights, items } = model.rp3
   return {
     tuning: model.tuning,
-    items: model.rp3.interactions.items,
+    items,
     easeKept: model.ease.kept,
     easeWeights:
       model.ease.weights instanceof Float32Array ? model.ease.weights : Float32Array.from(model.ease.weights),
     rowStart,
     rowItems,
-    rowWeights,
+    rowWeights: rowWeights instanceof Float32Array ? rowWeights : Float32Array.from(rowWeights),
   }
 }
 
@@ -113,29 +102,38 @@ export const learnedSimilarityFromData = (
   data: LearnedSimilarityData,
   remap?: { readonly index: Int32Array; readonly items: number },
 ): LearnedSimilarity => {
-  const at = (item: number) => (remap === undefined ? item : (remap.index[item] ?? -1))
   const items = remap?.items ?? data.items
-  const rows: Array<ReadonlyArray<readonly [number, number]>> = []
-  for (let u = 0; u + 1 < data.rowStart.length; u++) {
-    const row: Array<readonly [number, number]> = []
-    for (let k = data.rowStart[u]!; k < data.rowStart[u + 1]!; k++) {
-      const item = at(data.rowItems[k]!)
-      if (item >= 0) row.push([item, data.rowWeights[k]!])
+  let { rowStart, rowItems, rowWeights } = data
+  if (remap !== undefined) {
+    // The pairs of artists still in the library, their indexes moved (typed arrays throughout: no object per pair).
+    const users = rowStart.length - 1
+    const start = new Int32Array(users + 1)
+    const moved = new Int32Array(rowItems.length)
+    const weights = new Float32Array(rowItems.length)
+    let n = 0
+    for (let u = 0; u < users; u++) {
+      for (let k = rowStart[u]!; k < rowStart[u + 1]!; k++) {
+        const item = remap.index[rowItems[k]!] ?? -1
+        if (item < 0) continue
+        moved[n] = item
+        weights[n] = rowWeights[k]!
+        n++
+      }
+      start[u + 1] = n
     }
-    rows.push(row)
+    rowStart = start
+    rowItems = moved.subarray(0, n)
+    rowWeights = weights.subarray(0, n)
   }
-  const interactions: Interactions = { items, rows }
-  const kept = remap === undefined ? data.easeKept : data.easeKept.map(at)
+  const kept = remap === undefined ? data.easeKept : data.easeKept.map((item) => remap.index[item] ?? -1)
   const position = new Int32Array(items).fill(-1)
   kept.forEach((item, p) => {
     if (item >= 0) position[item] = p
   })
-  return {
-    tuning: data.tuning,
-    ease: { kept, position, weights: data.easeWeights },
-    rp3: fitRp3beta(interactions, data.tuning.rp3),
-    listeners: listenerCounts(interactions),
-  }
+  const rp3 = rp3FromRows(items, rowStart, rowItems, rowWeights, data.tuning.rp3)
+  const listeners = new Int32Array(items)
+  for (let i = 0; i < items; i++) listeners[i] = rp3.colStart[i + 1]! - rp3.colStart[i]!
+  return { tuning: data.tuning, ease: { kept, position, weights: data.easeWeights }, rp3, listeners }
 }
 
 /** One weighted similarity list of a seed (scores in [0, 1], the best 1). */

@@ -11,16 +11,18 @@ export const cooccurrenceSimilar = (
   item: number,
   limit: number,
 ): ScoredItems => {
-  const mine = model.byItem[item]
-  if (mine === undefined || mine.length === 0) return []
-  const both = new Float64Array(model.interactions.items)
+  if (item < 0 || item >= model.items || model.colStart[item] === model.colStart[item + 1]) return []
+  const both = new Float64Array(model.items)
   const reached: Array<number> = []
-  for (const [u] of mine)
-    for (const [j] of model.interactions.rows[u]!) {
+  for (let c = model.colStart[item]!; c < model.colStart[item + 1]!; c++) {
+    const u = model.colUsers[c]!
+    for (let k = model.rowStart[u]!; k < model.rowStart[u + 1]!; k++) {
+      const j = model.rowItems[k]!
       if (j === item) continue
       if (both[j] === 0) reached.push(j)
       both[j]! += 1
     }
+  }
   const own = listeners[item]!
   return normalisedTop(
     reached.map((j) => [j, both[j]! / Math.sqrt(own * listeners[j]!)] as const),

@@ -96,10 +96,11 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
      * `RUN_CONCURRENCY` at a time, each lane claiming its next job when it is free. Answers the users run.
      */
     const runDue = Effect.fn("RebuildScheduler.runDue")(function* () {
-      // The night's learned-similarity fit, in the engine, before the first rebuild of the night (the first due
-      // zone fits, later zones reuse it): the next Discover read finds it ready and never waits for a fit.
-      if ((yield* jobs.dueZones(yield* currentDate)).length > 0)
-        yield* learned
+      // The night's learned-similarity fit, in the engine, before the run's first rebuild (the first due zone of
+      // the night fits, later zones reuse it): the next Discover read finds it ready and never waits for a fit.
+      // Every lane waits for it once, and only when it claimed a user: a tick with nothing due costs nothing.
+      const fitFirst = yield* Effect.cached(
+        learned
           .refitIfOlderThan(LEARNED_NIGHTLY_AGE_MS)
           .pipe(
             Effect.catchAllCause((cause) =>
@@ -107,12 +108,14 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
                 ? Effect.interrupt
                 : Effect.logError("nightly learned similarity fit failed", cause),
             ),
-          )
+          ),
+      )
       const ran = yield* Ref.make<ReadonlyArray<UserId>>([])
       const lane = Effect.gen(function* () {
         while (true) {
           const user = yield* claimOne
           if (user === undefined) return
+          yield* fitFirst
           yield* Ref.update(ran, (users) => [...users, user])
           yield* runOne(user)
           // Between users, requests waiting on the event loop go first.

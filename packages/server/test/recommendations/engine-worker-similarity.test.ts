@@ -41,6 +41,6 @@ describe("learned similarity in the engine's own process", () => {
         expect(ids).not.toContain(artist(0))
         expect(after).toEqual(yield* inProcess.similarArtists(smaller, { seeds: [artist(3)], limit: 20 }, model))
       }),
-    { timeout: 60_000 },
+    { timeout: 180_000 },
   )
 })
