@@ -17,8 +17,11 @@ export const NODE_FLAGS = ["--max-semi-space-size=8"]
  * Set for node by the shebang too: glibc's malloc otherwise keeps one arena per thread that ever allocated
  * (worker threads, libvips' threads) and returns little of it to the system; two arenas keep ~18 MB less
  * resident once the scan's workers are gone, with no measurable cost (sharp's documentation advises the same).
+ * A fixed mmap threshold of 128 KB: glibc raises it (up to 32 MB) after the first large block is freed, after
+ * which a scan's large buffers come from the arenas and stay resident when freed; fixed, they are mapped and
+ * given back (20k scan: RSS 10 s after 181 → 156 MB).
  */
-export const NODE_ENV_VARS = ["MALLOC_ARENA_MAX=2"]
+export const NODE_ENV_VARS = ["MALLOC_ARENA_MAX=2", "MALLOC_MMAP_THRESHOLD_=131072"]
 
 /** The Effect packages whose index re-exports every module (`export * as Effect from "./Effect.js"`). */
 const BARRELS = ["effect", "@effect/platform", "@effect/platform-node", "@effect/sql", "@effect/sql-pg"]

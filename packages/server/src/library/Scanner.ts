@@ -4,6 +4,7 @@ import { Cause, Chunk, Clock, Effect, Option, Ref, Stream } from "effect"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { scanIgnoreOf, TonearmConfig } from "../config/TonearmConfig.js"
+import { collectGarbageBeyond } from "../idleGc.js"
 import { CatalogRepository } from "./CatalogRepository.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
@@ -36,6 +37,9 @@ export interface ScanSummary extends ScanCounters {
 type Tally = Omit<ScanProgress, "phase">
 
 /** One warning line per file that could not be read, naming it and why (also kept in scan_errors). */
+/** Garbage a scan may leave on the main heap before a collection (see `collectGarbageBeyond`). */
+const SCAN_GARBAGE_BUDGET_BYTES = 64 * 1024 * 1024
+
 const logFailures = (batch: ReadonlyArray<ParsedFolder>) =>
   Effect.forEach(
     batch.flatMap(({ outcomes }) => outcomes),
@@ -116,6 +120,7 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           inBatches(),
           Stream.runForEach((chunk) =>
             Effect.gen(function* () {
+              collectGarbageBeyond(SCAN_GARBAGE_BUDGET_BYTES)
               const batch = Chunk.toReadonlyArray(chunk)
               const read = batch.reduce((files, { outcomes }) => files + outcomes.length, 0)
               yield* Ref.update(tally, (counts) => ({ ...counts, filesRead: counts.filesRead + read }))
