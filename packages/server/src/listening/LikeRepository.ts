@@ -17,6 +17,16 @@ export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/s
         orInternal("LikeRepository.exists"),
       )
 
+    /**
+     * Serialises toggles of one like until the transaction ends (a transaction-scoped advisory lock: the row may
+     * not exist yet, so a row lock cannot be taken).
+     */
+    const lockOne = (userId: UserId, entity: LikeEntity, id: string) =>
+      sql`SELECT pg_advisory_xact_lock(hashtext(${`tonearm.like|${userId}|${entity}|${id}`}))`.pipe(
+        Effect.asVoid,
+        orInternal("LikeRepository.lockOne"),
+      )
+
     /** True when the like is new (an existing like keeps its time: likes are idempotent). */
     const add = (userId: UserId, entity: LikeEntity, id: string, now: Date) =>
       sql`
@@ -74,6 +84,6 @@ export class LikeRepository extends Effect.Service<LikeRepository>()("@tonearm/s
         orInternal("LikeRepository.likedAmongAny"),
       )
 
-    return { exists, add, addMissing, remove, ids, likedAmong, likedAmongAny } as const
+    return { exists, lockOne, add, addMissing, remove, ids, likedAmong, likedAmongAny } as const
   }),
 }) {}

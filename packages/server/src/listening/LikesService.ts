@@ -43,9 +43,15 @@ export class LikesService extends Effect.Service<LikesService>()("@tonearm/serve
         if (liked && !(yield* likes.exists(entity, id)))
           return yield* new NotFound({ message: `no such ${entity}`, resource: entity })
         const now = yield* currentDate
-        if (liked) yield* likes.add(userId, entity, id, now)
-        else yield* likes.remove(userId, entity, id)
-        yield* changes.recordBestEffort(changesOf(`like_${entity}`, liked ? "upsert" : "delete", [id], userId), now)
+        // One transaction per toggle, serialised per (user, kind, id): the like and its change-log row commit
+        // together and in the same order, so what sync reports last is what is stored (issue 29). The log row is
+        // written in a savepoint: its failure is logged and rolled back alone, never failing the like.
+        yield* Effect.gen(function* () {
+          yield* likes.lockOne(userId, entity, id)
+          if (liked) yield* likes.add(userId, entity, id, now)
+          else yield* likes.remove(userId, entity, id)
+          yield* changes.recordBestEffort(changesOf(`like_${entity}`, liked ? "upsert" : "delete", [id], userId), now)
+        }).pipe(sql.withTransaction, orInternal("LikesService.set"))
         yield* events.publish(liked ? EVENTS[entity].liked : EVENTS[entity].unliked, userId, { id })
       })
 

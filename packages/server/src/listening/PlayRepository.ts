@@ -124,14 +124,22 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
         orInternal("PlayRepository.find"),
       )
 
+    /**
+     * Records a play's end; true when it did. With `onlyOpen` only a play no end was recorded for yet changes: the
+     * check and the write are one statement, so of concurrent ends exactly one wins (issue 29).
+     */
     const finish = (
       id: PlayEventId,
       end: { endedAt: Date; durationPlayedMs: number; skipped: boolean; completion: number | null },
+      onlyOpen: boolean,
     ) =>
       sql`
         UPDATE play_events SET ended_at = GREATEST(started_at, ${end.endedAt}),
           duration_played_ms = ${end.durationPlayedMs}, skipped = ${end.skipped}, completion = ${end.completion}
-        WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("PlayRepository.finish"))
+        WHERE id = ${id} AND (${!onlyOpen} OR duration_played_ms IS NULL) RETURNING id`.pipe(
+        Effect.map((rows) => rows.length > 0),
+        orInternal("PlayRepository.finish"),
+      )
 
     /** The user's latest play of this track still open (started, no end reported yet). */
     const openPlayOf = (userId: UserId, trackId: TrackId) =>

@@ -146,23 +146,24 @@ export class PlaysService extends Effect.Service<PlaysService>()("@tonearm/serve
       Effect.gen(function* () {
         const play = yield* plays.find(userId, id)
         if (Option.isNone(play)) return yield* new NotFound({ message: "no such play event", resource: "play" })
-        // The first end wins; a later play_ended for the same play changes nothing.
+        // The first end wins; a later play_ended for the same play changes nothing (a concurrent one is refused by
+        // finish's own condition).
         if (play.value.duration_played_ms !== null && !forcedSkip) return
         const length = play.value.track_duration_ms
         const played = clampPlayedMs(playedMs, length)
         const now = yield* currentDate
         const skipped = forcedSkip || isSkip(played, length)
-        yield* Effect.zipRight(
-          plays.finish(play.value.id, {
-            endedAt: now,
-            durationPlayedMs: played,
-            skipped,
-            completion: completionOf(played, length),
-          }),
+        const finished = yield* Effect.gen(function* () {
+          const won = yield* plays.finish(
+            play.value.id,
+            { endedAt: now, durationPlayedMs: played, skipped, completion: completionOf(played, length) },
+            !forcedSkip,
+          )
           // Scrobbling out: a completed non-skip play is queued with its end, in one transaction.
-          skipped ? Effect.void : scrobbling.enqueue(userId, play.value.id, "listen", now),
-        ).pipe(sql.withTransaction, orInternal("PlaysService.ended"))
-        if (!skipped) yield* scrobbling.wake
+          if (won && !skipped) yield* scrobbling.enqueue(userId, play.value.id, "listen", now)
+          return won
+        }).pipe(sql.withTransaction, orInternal("PlaysService.ended"))
+        if (finished && !skipped) yield* scrobbling.wake
       })
 
     const report = Effect.fn("PlaysService.report")(function* (userId: UserId, event: PlayEventRequest) {

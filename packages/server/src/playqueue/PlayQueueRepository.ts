@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { UserId } from "@tonearm/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { decodeFirst } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
@@ -37,6 +37,10 @@ export class PlayQueueRepository extends Effect.Service<PlayQueueRepository>()("
         orInternal("PlayQueueRepository.find"),
       )
 
+    /**
+     * One statement, so concurrent saves never mix: the last to commit is the queue. Answers the row this save
+     * wrote (RETURNING), never one another save wrote in between (issue 29).
+     */
     const save = (userId: UserId, queue: PlayQueueWrite, now: Date) =>
       sql`INSERT INTO subsonic_play_queues
             (user_id, track_ids, current_id, current_index, position_ms, source, changed_at, changed_by)
@@ -44,8 +48,11 @@ export class PlayQueueRepository extends Effect.Service<PlayQueueRepository>()("
                   ${queue.positionMs}, ${queue.source}, ${now}, ${queue.changedBy})
           ON CONFLICT (user_id) DO UPDATE SET track_ids = EXCLUDED.track_ids, current_id = EXCLUDED.current_id,
             current_index = EXCLUDED.current_index, position_ms = EXCLUDED.position_ms, source = EXCLUDED.source,
-            changed_at = EXCLUDED.changed_at, changed_by = EXCLUDED.changed_by`.pipe(
-        Effect.asVoid,
+            changed_at = EXCLUDED.changed_at, changed_by = EXCLUDED.changed_by
+          RETURNING track_ids::text[] AS track_ids, current_id::text AS current_id, current_index,
+                    position_ms::float8 AS position_ms, source, changed_at, changed_by`.pipe(
+        Effect.flatMap(decodeFirst(PlayQueueRecord)),
+        Effect.map(Option.getOrThrow),
         orInternal("PlayQueueRepository.save"),
       )
 

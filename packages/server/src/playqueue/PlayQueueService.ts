@@ -1,4 +1,11 @@
-import { InvalidRequest, resumePoint, SavedPlayQueue, type SavePlayQueue, type UserId } from "@tonearm/core"
+import {
+  type Internal,
+  InvalidRequest,
+  resumePoint,
+  SavedPlayQueue,
+  type SavePlayQueue,
+  type UserId,
+} from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { currentDate } from "../clock.js"
 import { LibraryService } from "../library/index.js"
@@ -51,11 +58,11 @@ export class PlayQueueService extends Effect.Service<PlayQueueService>()("@tonea
     /** The raw stored queue (Subsonic answers it in its own shape). */
     const stored = (user: UserId) => queues.find(user)
 
-    /** Stores a queue as given (the caller has checked it); an empty one clears. */
-    const store = (user: UserId, queue: PlayQueueWrite) =>
+    /** Stores a queue as given (the caller has checked it); an empty one clears. Answers what it stored. */
+    const store = (user: UserId, queue: PlayQueueWrite): Effect.Effect<Option.Option<PlayQueueRecord>, Internal> =>
       queue.trackIds.length === 0
-        ? queues.clear(user)
-        : Effect.flatMap(currentDate, (now) => queues.save(user, queue, now))
+        ? Effect.as(queues.clear(user), Option.none())
+        : Effect.flatMap(currentDate, (now) => Effect.map(queues.save(user, queue, now), Option.some))
 
     const get = (user: UserId) =>
       Effect.flatMap(queues.find(user), Option.match({ onNone: () => Effect.succeed(EMPTY), onSome: view }))
@@ -78,7 +85,7 @@ export class PlayQueueService extends Effect.Service<PlayQueueService>()("@tonea
           known,
         )
         const currentIndex = at === null ? null : resumed.currentIndex
-        yield* store(user, {
+        const stored = yield* store(user, {
           trackIds: resumed.trackIds,
           currentId: currentIndex === null ? null : (resumed.trackIds[currentIndex] ?? null),
           currentIndex,
@@ -86,7 +93,8 @@ export class PlayQueueService extends Effect.Service<PlayQueueService>()("@tonea
           source: input.source ?? null,
           changedBy: input.changed_by ?? DEFAULT_CLIENT,
         })
-        return yield* get(user)
+        // The answer is this save's own queue, even when another player saved in between.
+        return yield* Option.match(stored, { onNone: () => Effect.succeed(EMPTY), onSome: view })
       })
 
     return { get, save, stored, store, clear: queues.clear } as const
