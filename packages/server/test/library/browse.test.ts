@@ -11,11 +11,19 @@ import { TestServerLive } from "../support/TestServer.js"
 const { root, manifest } = await fixtureLibrary()
 const audio = manifest.files.filter((file) => file.kind === "audio")
 
-let session: SignedIn
-const client = Effect.sync(() => session.client)
+let session: SignedIn | undefined
+/** The admin and the scanned library, made by whichever test runs first (so that each also passes alone, -t). */
+const arrange = Effect.gen(function* () {
+  if (session !== undefined) return session
+  const admin = yield* signUpFirstAdmin("admin")
+  yield* scanNow()
+  session = admin
+  return admin
+})
+const client = Effect.map(arrange, (admin) => admin.client)
 const get = (path: string) =>
   Effect.flatMap(
-    Effect.sync(() => session.token),
+    Effect.map(arrange, (admin) => admin.token),
     (token) => raw("GET", path, { token }),
   )
 const albumNamed = (title: string) =>
@@ -33,8 +41,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
   (it) => {
     it.effect("the genre index follows the genre rule: split on ; and , trimmed, no case folding, slash kept", () =>
       Effect.gen(function* () {
-        session = yield* signUpFirstAdmin("admin")
-        yield* scanNow()
+        yield* arrange
         const genres = yield* (yield* client).library.genres()
         const sorted = (rows: ReadonlyArray<{ genre: string; track_count: number }>) =>
           [...rows]
@@ -50,6 +57,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("a track with Rock;Pop is reachable from both genres, and every indexed genre has a non-empty page", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         for (const { genre } of yield* api.library.genres()) {
           const page = yield* api.library.albums({ urlParams: { genre } })
@@ -67,6 +75,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("a genre with a slash travels as an encoded query parameter", () =>
       Effect.gen(function* () {
+        yield* arrange
         const response = yield* get("/api/library/albums?genre=Rock%2FPop")
         expect(response.status).toBe(200)
         expect((response.json as { items: Array<{ title: string }> }).items.map((item) => item.title)).toEqual([
@@ -77,6 +86,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("the year index counts albums per year; undated albums have no bucket, not even year 0", () =>
       Effect.gen(function* () {
+        yield* arrange
         const years = yield* (yield* client).library.years()
         expect(
           [...years].sort((a, b) => a.year - b.year).map(({ year, album_count }) => ({ year, album_count })),
@@ -87,6 +97,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("genre with any year parameter is 400 conflicting_filters", () =>
       Effect.gen(function* () {
+        yield* arrange
         for (const query of [
           "genre=Pop&year_from=2000",
           "genre=Pop&year_to=2000",
@@ -101,6 +112,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("year_from after year_to is 400 inverted_year_range, never swapped", () =>
       Effect.gen(function* () {
+        yield* arrange
         const response = yield* get("/api/library/albums?year_from=2020&year_to=1990")
         expect(response.status).toBe(400)
         expect(response.json).toMatchObject({ error: { code: "inverted_year_range" } })
@@ -113,6 +125,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("year ranges are inclusive with open edges, and undated albums match no range", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const titles = (urlParams: { year_from?: number; year_to?: number }) =>
           Effect.map(api.library.albums({ urlParams }), (page) => albumTitles(page.items))
@@ -136,6 +149,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("albums page with offset, limit (default 50, clamped to 500), total and sort", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const all = yield* api.library.albums({ urlParams: {} })
         expect(all).toMatchObject({ offset: 0, limit: 50, total: manifest.albums.length })
@@ -160,6 +174,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("album references carry year (0 when undated), release_date, counts, cover and added_at", () =>
       Effect.gen(function* () {
+        yield* arrange
         const { items } = yield* (yield* client).library.albums({ urlParams: { limit: 500 } })
         for (const expected of manifest.albums) {
           const album = items.find((item) => item.title === expected.title)!
@@ -179,6 +194,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("album detail lists tracks in disc and track order with genre chips derived from its tracks", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const detail = yield* api.library.album({ path: { id: yield* albumNamed("Two Moons") } })
         expect(detail.tracks.map((track) => [track.disc_number, track.track_number, track.title])).toEqual([
@@ -199,6 +215,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("a failing genre lookup is logged and answered as [] while the detail still succeeds", () =>
       Effect.gen(function* () {
+        yield* arrange
         const sql = yield* SqlClient.SqlClient
         const id = yield* albumNamed("Über Café")
         const artist = yield* artistNamed("Zoë Müller")
@@ -220,6 +237,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       "artist detail: genres from their own tracks, albums with track_count, compilations under appears_on",
       () =>
         Effect.gen(function* () {
+          yield* arrange
           const api = yield* client
           const zoe = yield* api.library.artist({ path: { id: yield* artistNamed("Zoë Müller") } })
           expect(zoe.albums.map((album) => [album.title, album.track_count])).toEqual([["Über Café", 3]])
@@ -237,6 +255,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("artist detail embeds at most ARTIST_DETAIL_ALBUMS_MAX albums of each list, with their totals", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const id = yield* artistNamed("Various Artists")
         const various = yield* api.library.artist({ path: { id } })
@@ -258,6 +277,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("search is case- and accent-insensitive, matching word prefixes", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const cafe = yield* api.library.search({ urlParams: { q: "cafe" } })
         expect(albumTitles(cafe.albums)).toEqual(["Über Café"])
@@ -280,6 +300,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("shuffle answers random library tracks: limit default 50, clamped to 500, same seed same order", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const all = yield* api.library.shuffle({ urlParams: {} })
         expect(all.tracks).toHaveLength(audio.length)
@@ -299,6 +320,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("home answers every section; recently added is filled, the listening sections are empty arrays", () =>
       Effect.gen(function* () {
+        yield* arrange
         const api = yield* client
         const home = yield* api.home.sections()
         expect(home.recently_added.length).toBe(manifest.albums.length)

@@ -11,7 +11,15 @@ import { TestServerLive } from "../support/TestServer.js"
 
 const { root } = await fixtureLibrary()
 
-let session: SignedIn
+let session: SignedIn | undefined
+/** The admin and the scanned library, made by whichever test runs first (so that each also passes alone, -t). */
+const arrange = Effect.gen(function* () {
+  if (session !== undefined) return session
+  const admin = yield* signUpFirstAdmin("admin")
+  yield* scanNow()
+  session = admin
+  return admin
+})
 const albumId = (title: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
@@ -24,7 +32,7 @@ const albumId = (title: string) =>
   )
 const cover = (id: string, query = "", headers: Record<string, string> = {}) =>
   Effect.flatMap(
-    Effect.sync(() => session.token),
+    Effect.map(arrange, (admin) => admin.token),
     (token) => raw("GET", `/api/albums/${id}/cover${query}`, { token, headers }),
   )
 
@@ -33,8 +41,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
   (it) => {
     it.effect("a sidecar cover is served as is, with ETag and Cache-Control max-age=86400, must-revalidate", () =>
       Effect.gen(function* () {
-        session = yield* signUpFirstAdmin("admin")
-        yield* scanNow()
+        yield* arrange
         const album = yield* albumId("Northern Static")
         expect(album.cover_art_source).toBe("sidecar")
         const response = yield* cover(album.id)
@@ -49,6 +56,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("If-None-Match with the current ETag answers 304 with no body", () =>
       Effect.gen(function* () {
+        yield* arrange
         const album = yield* albumId("Northern Static")
         const first = yield* cover(album.id)
         const etag = first.headers.get("etag")!
@@ -63,6 +71,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("size resizes with sharp, is cached on disk, and gets its own ETag", () =>
       Effect.gen(function* () {
+        yield* arrange
         const album = yield* albumId("Über Café")
         expect(album.cover_art_source).toBe("sidecar") // folder.png
         const original = yield* cover(album.id)
@@ -82,6 +91,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("an embedded picture is the cover when the folder has no sidecar (disc folders included)", () =>
       Effect.gen(function* () {
+        yield* arrange
         const album = yield* albumId("Two Moons")
         expect(album.cover_art_source).toBe("embedded")
         const response = yield* cover(album.id, "?size=64")
@@ -93,6 +103,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("an album without a cover, or an unknown album, is 404; without credentials 401", () =>
       Effect.gen(function* () {
+        yield* arrange
         const album = yield* albumId("Field Recordings")
         expect(album.cover_art_source).toBeNull()
         expect((yield* cover(album.id)).status).toBe(404)
@@ -104,6 +115,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
     it.effect("a removed sidecar falls back to the embedded picture on the next scan; a new ETag follows", () =>
       Effect.gen(function* () {
+        yield* arrange
         const album = yield* albumId("Northern Static")
         const before = (yield* cover(album.id)).headers.get("etag")
         fs.rmSync(path.join(root, "Aurora Lines/Northern Static/cover.jpg"))
@@ -119,9 +131,10 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
       "cover sources list the providers with their albums and a coverage roll-up counting every valid source",
       () =>
         Effect.gen(function* () {
+          yield* arrange
           const sql = yield* SqlClient.SqlClient
           const rows = yield* sql<{ source: string | null }>`SELECT cover_art_source AS source FROM albums`
-          const client = session.client
+          const client = session!.client
           const listed = yield* client.coverSources.list()
           expect(listed.providers.map((provider) => provider.id)).toEqual([
             "sidecar",
