@@ -4,9 +4,9 @@ import * as path from "node:path"
 import { type AlbumId, type ArtistId, ifNoneMatchHits, NotFound } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { parseFile } from "music-metadata"
-import sharp from "sharp"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { cachedFile } from "../diskCache.js"
+import { imageLibrary } from "../imageLibrary.js"
 import { TrackFiles } from "./TrackFiles.js"
 
 export type CoverImage =
@@ -55,7 +55,7 @@ export class CoverService extends Effect.Service<CoverService>()("@tonearm/serve
     const resized = (key: string, bytes: Uint8Array, size: number) =>
       Effect.tryPromise(() =>
         cachedFile(cacheDir, `${key}.jpg`, async () =>
-          sharp(bytes)
+          (await imageLibrary())(bytes)
             .rotate()
             .resize(size, size, { fit: "inside", withoutEnlargement: true })
             .flatten({ background: "#000000" })

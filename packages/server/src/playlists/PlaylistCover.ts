@@ -2,9 +2,9 @@ import { createHash } from "node:crypto"
 import * as path from "node:path"
 import { type AlbumId, ifNoneMatchHits, NotFound, type PlaylistId, type UserId } from "@tonearm/core"
 import { Effect, Option } from "effect"
-import sharp from "sharp"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { cachedFile } from "../diskCache.js"
+import { imageLibrary } from "../imageLibrary.js"
 import { CoverService } from "../library/index.js"
 import { PlaylistRepository } from "./PlaylistRepository.js"
 import { ensureOwned } from "./PlaylistsPolicy.js"
@@ -53,8 +53,9 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
       const etag = `"${key}"`
       if (ifNoneMatchHits(ifNoneMatch, etag)) return { _tag: "NotModified", etag } as const
       const bytes = yield* Effect.tryPromise(() =>
-        cachedFile(cacheDir, `${key}.jpg`, async () =>
-          images.length === 1
+        cachedFile(cacheDir, `${key}.jpg`, async () => {
+          const sharp = await imageLibrary()
+          return images.length === 1
             ? sharp(images[0]!.bytes).rotate().resize(SIZE, SIZE, { fit: "cover" }).jpeg({ quality: 85 }).toBuffer()
             : sharp({ create: { width: SIZE, height: SIZE, channels: 3, background: "#000000" } })
                 .composite(
@@ -67,8 +68,8 @@ export class PlaylistCover extends Effect.Service<PlaylistCover>()("@tonearm/ser
                   ),
                 )
                 .jpeg({ quality: 85 })
-                .toBuffer(),
-        ),
+                .toBuffer()
+        }),
       ).pipe(
         Effect.catchAll((cause) =>
           Effect.logWarning(`collage of playlist ${id} failed: ${cause}`).pipe(
