@@ -13,6 +13,9 @@ import type { NavidromeCatalog, NavidromeSnapshot, NavidromeWorkerIn, NavidromeW
 const spawn = (): Worker => {
   const here = import.meta.url
   if (!new URL(here).pathname.endsWith(".ts")) return new Worker(new URL("./navidromeWorker.js", here))
+  // A test run bundles the worker once (packages/server/test/support/globalSetup.ts), as for the import worker.
+  const bundled = process.env.TONEARM_SOURCE_WORKERS
+  if (bundled !== undefined && bundled !== "") return new Worker(pathToFileURL(`${bundled}/navidromeWorker.mjs`))
   const tsx = pathToFileURL(
     createRequire(here)
       .resolve("tsx/esm/api")
