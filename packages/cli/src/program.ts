@@ -1,4 +1,5 @@
 import { Command } from "commander"
+import { registerBackup } from "./commands/backup.js"
 import { registerDiagnostics } from "./commands/diagnostics.js"
 import { registerImport } from "./commands/import.js"
 import { registerLogin } from "./commands/login.js"
@@ -25,5 +26,6 @@ export const makeProgram = (version: string) => {
   registerRebuild(program)
   registerTuning(program)
   registerDiagnostics(program)
+  registerBackup(program)
   return program
 }

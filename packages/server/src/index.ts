@@ -1,5 +1,6 @@
 export { AccountsService } from "./accounts/index.js"
 export { DEFAULT_PORT, TonearmConfig, type TonearmSettings } from "./config/TonearmConfig.js"
+export { BackupError, type BackupSummary, backupTo, restoreFrom } from "./db/Backup.js"
 export { DatabaseLive, makeDatabaseLive, PgLive, pgClientLayer } from "./db/Database.js"
 export { type EmbeddedCluster, EmbeddedPostgresError, embeddedPostgres } from "./db/EmbeddedPostgres.js"
 export { migrations, runMigrations } from "./db/Migrations.js"
