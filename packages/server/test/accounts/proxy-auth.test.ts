@@ -54,7 +54,8 @@ layer(TestServerLive({ proxyAuthHeader: "remote-user" }), { excludeTestServices:
   it.effect("proxy sign-in without a user, or with a name that is not a username, is 403 forbidden", () =>
     Effect.gen(function* () {
       const base = yield* serverUrl
-      for (const headers of [{}, { "remote-user": "   " }, { "remote-user": "two words" }]) {
+      const attempts: Array<Record<string, string>> = [{}, { "remote-user": "   " }, { "remote-user": "two words" }]
+      for (const headers of attempts) {
         const refused = yield* proxyLogin(base, headers)
         expect(refused.status).toBe(403)
         expect(refused.body.error?.code).toBe("forbidden")
