@@ -217,8 +217,6 @@ const ImportSourcesLive = Layer.effect(ImportSourcePlugins, Effect.all([makeLast
 
 /** Domain services over an already-built database and config; each layer builds on the ones below it. */
 export const ServicesLive = Layer.mergeAll(
-  // The libraries and who hears each (admin routes, the boot's reconciliation), over scans and the change log.
-  LibrariesService.Default,
   // Network speakers: over stream tokens, the library and diagnostics.
   CastRenderersService.Default,
   SystemPlaylistsService.Default,
@@ -245,6 +243,8 @@ export const ServicesLive = Layer.mergeAll(
   // Registration and timezone changes (re)schedule the user's 03:00 rebuild through the accounts port.
   Layer.provideMerge(FoundationServicesLive.pipe(Layer.provide(AccountLifecycleLive))),
   Layer.provide(Mailer.layer),
+  // The libraries and who hears each (admin routes, the boot's reconciliation, Subsonic's music folders).
+  Layer.provideMerge(LibrariesService.Default),
   Layer.provide(FetchHttpClient.layer),
   Layer.provideMerge(ParsePool.layer()),
   Layer.provideMerge(CatalogRules.layer),

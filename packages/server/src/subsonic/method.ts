@@ -9,7 +9,7 @@ import {
 import { Effect, Schema, type Scope } from "effect"
 import type { AccountsService } from "../accounts/index.js"
 import type { ChangeLog } from "../changes/index.js"
-import type { CoverService, LibraryService, LyricsService, ScanService } from "../library/index.js"
+import type { CoverService, LibrariesService, LibraryService, LyricsService, ScanService } from "../library/index.js"
 import type { LikesService, PlaysService, RatingsService } from "../listening/index.js"
 import type { PlaylistCover, PlaylistsService } from "../playlists/index.js"
 import type { PlayQueueService } from "../playqueue/index.js"
@@ -24,6 +24,7 @@ export type SubsonicServices =
   | ChangeLog
   | CoverService
   | LibraryService
+  | LibrariesService
   | LikesService
   | LyricsService
   | PlayQueueService

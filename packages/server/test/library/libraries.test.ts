@@ -126,6 +126,42 @@ layer(TestServerLive({ libraryDir: root, libraryDirs: [root] }), { excludeTestSe
       }),
     )
 
+    it.effect(
+      "Subsonic: music folders are the user's libraries; musicFolderId filters; another library's ids are 70",
+      () =>
+        Effect.gen(function* () {
+          const key = (
+            (yield* rawJson("POST", "/api/me/api-keys", { name: "libs" }, kid.token)).json as { key: string }
+          ).key
+          const rest = (method: string, params: Record<string, string> = {}) =>
+            raw(
+              "GET",
+              `/rest/${method}.view?${new URLSearchParams({ c: "t", v: "1.16.1", f: "json", apiKey: key, ...params })}`,
+            )
+          const folders = yield* rest("getMusicFolders")
+          expect(
+            (folders.json as { "subsonic-response": { musicFolders: { musicFolder: Array<{ id: number }> } } })[
+              "subsonic-response"
+            ].musicFolders.musicFolder.map((folder) => folder.id),
+          ).toEqual([1])
+          const list = yield* rest("getAlbumList2", { type: "alphabeticalByName", size: "500" })
+          expect(list.status).toBe(200)
+          expect(leaks(list.text, hidden)).toEqual([])
+          const other = yield* rest("getAlbumList2", { type: "alphabeticalByName", size: "500", musicFolderId: "2" })
+          expect(
+            (other.json as { "subsonic-response": { albumList2: { album?: Array<unknown> } } })["subsonic-response"]
+              .albumList2.album ?? [],
+          ).toEqual([])
+          const album = yield* rest("getAlbum", { id: hidden.albums[0]! })
+          expect(
+            (album.json as { "subsonic-response": { error?: { code: number } } })["subsonic-response"].error?.code,
+          ).toBe(70)
+          const stream = yield* rest("stream", { id: hidden.tracks[0]! })
+          expect(stream.headers.get("content-type")).not.toMatch(/^audio\//)
+          expect(leaks((yield* rest("search3", { query: "", songCount: "500" })).text, hidden)).toEqual([])
+        }),
+    )
+
     it.effect("every GET route of /openapi.json, called by the limited user, names nothing of the other library", () =>
       Effect.gen(function* () {
         const document = (yield* raw("GET", "/openapi.json")).json as { paths: Record<string, Record<string, unknown>> }

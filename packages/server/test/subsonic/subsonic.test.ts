@@ -1,3 +1,4 @@
+import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Effect } from "effect"
@@ -212,7 +213,8 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
   it.scoped("getMusicFolders, getIndexes, getArtists, getArtist, getAlbum, getSong, getMusicDirectory", () =>
     Effect.gen(function* () {
       const folders = yield* ok("getMusicFolders", {}, A)
-      expect((folders.musicFolders as Json).musicFolder).toEqual([{ id: 1, name: "Music" }])
+      // One library, named after its folder (contract "Multiple libraries").
+      expect((folders.musicFolders as Json).musicFolder).toEqual([{ id: 1, name: path.basename(root) }])
       const indexes = (yield* ok("getIndexes", {}, A)).indexes as Json
       const indexed = indexes.index.flatMap((index: Json) => index.artist.map((artist: Json) => artist.id))
       const artists = (yield* ok("getArtists", {}, A)).artists as Json

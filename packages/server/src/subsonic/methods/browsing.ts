@@ -12,7 +12,7 @@ import {
 } from "@tonearm/core"
 import { Effect } from "effect"
 import { ChangeLog } from "../../changes/index.js"
-import { LibraryService } from "../../library/index.js"
+import { LibrariesService, LibraryService } from "../../library/index.js"
 import { PlaysService } from "../../listening/index.js"
 import { RadioService, SimilarArtistsService } from "../../recommendations/index.js"
 import {
@@ -80,8 +80,15 @@ const similarSongs = (user: SessionUser, id: string, count: number, artistOnly: 
  * songs (the recommendation domain).
  */
 export const browsingMethods: ReadonlyArray<SubsonicMethod> = [
-  method("getMusicFolders", {}, () =>
-    Effect.succeed({ musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] } }),
+  // The caller's libraries (contract "Multiple libraries"); every method's `musicFolderId` narrows to one of them.
+  method("getMusicFolders", {}, (user) =>
+    user === undefined
+      ? Effect.succeed({ musicFolders: { musicFolder: [{ id: SUBSONIC_MUSIC_FOLDER_ID, name: "Music" }] } })
+      : Effect.flatMap(LibrariesService, (libraries) => libraries.listFor(user)).pipe(
+          Effect.map((list) => ({
+            musicFolders: { musicFolder: list.items.map((library) => ({ id: library.id, name: library.name })) },
+          })),
+        ),
   ),
 
   method("getIndexes", { ifModifiedSince: param.optionalInt }, (user, { ifModifiedSince }) =>
