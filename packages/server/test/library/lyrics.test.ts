@@ -129,6 +129,23 @@ const unsynced = (...texts: ReadonlyArray<string>) => texts.map((text) => ({ sta
 let alice: SignedIn
 let bob: SignedIn
 const ids = new Map<string, TrackId>()
+let scanned: { readonly added: number; readonly errors: number } | undefined
+/**
+ * alice (the first account), bob, the scanned library and its track ids by title, made by whichever test runs
+ * first (so that each also passes alone, with -t). Answers the scan's summary.
+ */
+const arrange = Effect.gen(function* () {
+  if (scanned !== undefined) return scanned
+  alice = yield* signUpFirstAdmin("alice")
+  bob = yield* createAndLogIn(alice.client, "bob")
+  const summary = yield* scanNow()
+  const sql = yield* SqlClient.SqlClient
+  for (const row of yield* sql<{ id: string; title: string }>`SELECT id, title FROM tracks`) {
+    ids.set(row.title, TrackId.make(row.id))
+  }
+  scanned = summary
+  return summary
+})
 const idOf = (title: string) => {
   const id = ids.get(title)
   if (id === undefined) throw new Error(`no track ${title}`)
@@ -138,6 +155,7 @@ const lyricsOf = (title: string, who: SignedIn = alice) =>
   who.client.library.lyrics({ path: { id: idOf(title) } }) as Effect.Effect<Lyrics, unknown>
 const notFound = (title: string) =>
   Effect.gen(function* () {
+    yield* arrange
     const error = yield* alice.client.library.lyrics({ path: { id: idOf(title) } }).pipe(Effect.flip)
     expect(error._tag).toBe("NotFound")
   })
@@ -145,14 +163,8 @@ const notFound = (title: string) =>
 layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout: "120 seconds" })("lyrics", (it) => {
   it.effect("the fixture library scans: every file is a track", () =>
     Effect.gen(function* () {
-      alice = yield* signUpFirstAdmin("alice")
-      bob = yield* createAndLogIn(alice.client, "bob")
-      const summary = yield* scanNow()
+      const summary = yield* arrange
       expect(summary).toMatchObject({ added: 12, errors: 0 })
-      const sql = yield* SqlClient.SqlClient
-      for (const row of yield* sql<{ id: string; title: string }>`SELECT id, title FROM tracks`) {
-        ids.set(row.title, TrackId.make(row.id))
-      }
     }),
   )
 
@@ -160,6 +172,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     "a sidecar .lrc with the audio file's base name wins over the file's own lyrics (synced, [offset:] applied)",
     () =>
       Effect.gen(function* () {
+        yield* arrange
         expect(yield* lyricsOf("Lrc Wins")).toEqual({
           synced: true,
           lang: "fr",
@@ -175,6 +188,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("embedded synced lyrics (ID3 SYLT) win over embedded unsynced (USLT) and a sidecar .txt", () =>
     Effect.gen(function* () {
+      yield* arrange
       expect(yield* lyricsOf("Sylt")).toEqual({
         synced: true,
         lang: "eng",
@@ -191,6 +205,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     "embedded unsynced lyrics win over a sidecar .txt: ID3 USLT with its language, FLAC LYRICS, MP4 ©lyr, ffmpeg's TXXX:USLT",
     () =>
       Effect.gen(function* () {
+        yield* arrange
         expect(yield* lyricsOf("Uslt")).toEqual({
           synced: false,
           lang: "eng",
@@ -210,6 +225,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("an embedded text that is LRC-formatted counts as synced", () =>
     Effect.gen(function* () {
+      yield* arrange
       expect(yield* lyricsOf("Flac Lrc")).toEqual({
         synced: true,
         lang: null,
@@ -226,6 +242,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     "a sidecar .txt is the last resort: unsynced, its extension in any letter case, UTF-8 with the BOM stripped",
     () =>
       Effect.gen(function* () {
+        yield* arrange
         expect(yield* lyricsOf("Txt Only")).toEqual({
           synced: false,
           lang: null,
@@ -237,6 +254,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("sidecars are capped at 1 MB: a larger .lrc is not read and the next source answers", () =>
     Effect.gen(function* () {
+      yield* arrange
       expect(yield* lyricsOf("Big")).toMatchObject({ source: "txt", lines: unsynced("small txt") })
     }),
   )
@@ -245,12 +263,14 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("another user sees the same lyrics: the library is shared", () =>
     Effect.gen(function* () {
+      yield* arrange
       expect(yield* lyricsOf("Sylt", bob)).toEqual(yield* lyricsOf("Sylt"))
     }),
   )
 
   it.effect("404 not_found: a track without lyrics, an id that names no track; 401 signed out", () =>
     Effect.gen(function* () {
+      yield* arrange
       yield* notFound("None")
       const unknown = yield* raw("GET", `/api/tracks/${crypto.randomUUID()}/lyrics`, { token: alice.token })
       expect(unknown.status).toBe(404)
@@ -263,6 +283,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("Subsonic getOpenSubsonicExtensions advertises songLyrics", () =>
     Effect.gen(function* () {
+      yield* arrange
       const body = yield* ok("getOpenSubsonicExtensions", {}, {})
       expect(body.openSubsonicExtensions).toContainEqual({ name: "songLyrics", versions: [1] })
     }),
@@ -272,6 +293,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     "Subsonic getLyricsBySongId: structured lyrics (start only when synced, lang xxx when unknown), an empty list when none, 70 for an unknown song",
     () =>
       Effect.gen(function* () {
+        yield* arrange
         const auth = withPassword("bob", PASSWORD)
         const synced = yield* ok("getLyricsBySongId", { id: idOf("Sylt") }, auth)
         expect(synced.lyricsList).toEqual({
@@ -310,6 +332,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
     "Subsonic getLyrics: the best matching present track's lyrics as text (case and punctuation ignored), an empty element when none",
     () =>
       Effect.gen(function* () {
+        yield* arrange
         const auth = withPassword("bob", PASSWORD)
         const found = yield* ok("getLyrics", { artist: "lyricist", title: "uslt!" }, auth)
         expect(found.lyrics).toEqual({ artist: "Lyricist", title: "Uslt", value: "unsynced one\nunsynced two" })
@@ -325,6 +348,7 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
 
   it.effect("a track whose file is missing is 404, before and after the scan that marks it missing", () =>
     Effect.gen(function* () {
+      yield* arrange
       expect((yield* lyricsOf("Gone")).source).toBe("embedded")
       fs.rmSync(at("09 Gone.mp3"))
       yield* notFound("Gone")
