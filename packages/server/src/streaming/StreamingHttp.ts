@@ -1,7 +1,9 @@
 import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { TonearmApi, type TrackId, type TranscodeFormat } from "@tonearm/core"
-import { Effect } from "effect"
+import { type SessionUser, TonearmApi, type TrackId, type TranscodeFormat } from "@tonearm/core"
+import { Effect, Option } from "effect"
+import { RequestAuthenticator } from "../accounts/index.js"
 import { publicOrigin } from "../http/connection.js"
+import { LibraryAccess } from "../library/index.js"
 import { CastService } from "./CastService.js"
 import { busyResponse, StreamService } from "./StreamService.js"
 
@@ -12,12 +14,20 @@ const streamResponse = (
   Effect.gen(function* () {
     const streams = yield* StreamService
     const request = yield* HttpServerRequest.HttpServerRequest
-    return yield* streams.respond(id, {
-      range: request.headers.range,
-      ifRange: request.headers["if-range"],
-      head: request.method === "HEAD",
-      transcode: urlParams,
-    })
+    // A listener's stream of a track in a library they do not hear is 404, like an unknown track (a stream token,
+    // for a speaker, was minted by someone who could hear it).
+    const caller = yield* Effect.flatMap(RequestAuthenticator, (authenticator) => authenticator.authenticate).pipe(
+      Effect.map(Option.map((session) => session.user)),
+      Effect.orElseSucceed(() => Option.none<SessionUser>()),
+    )
+    return yield* streams
+      .respond(id, {
+        range: request.headers.range,
+        ifRange: request.headers["if-range"],
+        head: request.method === "HEAD",
+        transcode: urlParams,
+      })
+      .pipe(LibraryAccess.asCaller(Option.getOrUndefined(caller)))
   }).pipe(Effect.catchTag("TranscodersBusy", (error) => Effect.succeed(busyResponse(error))))
 
 export const StreamingHttpLive = HttpApiBuilder.group(TonearmApi, "streaming", (handlers) =>

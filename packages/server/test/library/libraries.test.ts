@@ -110,7 +110,7 @@ layer(TestServerLive({ libraryDir: root, libraryDirs: [root] }), { excludeTestSe
       }),
     )
 
-    it.effect("an album, artist or cover of the other library is 404 for the limited user", () =>
+    it.effect("an album, artist, cover or stream of the other library is 404 for the limited user", () =>
       Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         const [covered] = yield* sql<{ id: string }>`
@@ -119,6 +119,8 @@ layer(TestServerLive({ libraryDir: root, libraryDirs: [root] }), { excludeTestSe
         expect((yield* raw("GET", `/api/albums/${covered!.id}/cover`, { token: admin.token })).status).toBe(200)
         expect((yield* raw("GET", `/api/albums/${covered!.id}/cover`, { token: kid.token })).status).toBe(404)
         expect((yield* raw("GET", `/api/albums/${hidden.albums[0]}`, { token: kid.token })).status).toBe(404)
+        expect((yield* raw("GET", `/api/tracks/${hidden.tracks[0]}/stream`, { token: kid.token })).status).toBe(404)
+        expect((yield* raw("GET", `/api/tracks/${hidden.tracks[0]}/stream`, { token: admin.token })).status).toBe(200)
         expect((yield* raw("GET", `/api/albums/${hidden.albums[0]}`, { token: admin.token })).status).toBe(200)
         if (hidden.artists.length > 0) {
           expect((yield* raw("GET", `/api/artists/${hidden.artists[0]}`, { token: kid.token })).status).toBe(404)
