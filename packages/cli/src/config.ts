@@ -52,9 +52,17 @@ const LEVELS: Record<string, LogLevel.LogLevel> = {
   error: LogLevel.Error,
 }
 
-/** Human-readable logs on stderr at TONEARM_LOG_LEVEL (default info). */
+/**
+ * Logs on stderr at TONEARM_LOG_LEVEL (default info): human-readable, or one JSON object a line with
+ * `TONEARM_LOG_FORMAT=json` (`{message, logLevel, timestamp, cause, spans, annotations, fiberId}`) for a collector.
+ */
 export const LoggingLive = Layer.mergeAll(
   // stderr: a command's stdout carries only its result (a link, a table), so scripts can capture it.
-  Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true })),
+  Logger.replace(
+    Logger.defaultLogger,
+    (process.env.TONEARM_LOG_FORMAT ?? "").toLowerCase() === "json"
+      ? Logger.withConsoleError(Logger.jsonLogger)
+      : Logger.prettyLogger({ stderr: true }),
+  ),
   Logger.minimumLogLevel(LEVELS[(process.env.TONEARM_LOG_LEVEL ?? "info").toLowerCase()] ?? LogLevel.Info),
 )
