@@ -10,6 +10,7 @@ import {
   AuthHttpLive,
   Mailer,
   MeHttpLive,
+  OidcService,
   PASSWORD_PAGE_ROUTES,
   PasswordPagesLive,
   RequestAuthenticator,
@@ -140,6 +141,7 @@ import { SystemHttpLive } from "./system/SystemHttp.js"
 /** Services with no dependency on other domains' services. */
 const FoundationServicesLive = Layer.mergeAll(
   AccountsService.Default,
+  OidcService.Default,
   SessionsService.Default,
   TrustedProxies.Default,
   RequestAuthenticator.Default,

@@ -5,11 +5,13 @@ import {
   envelopeOf,
   Forbidden,
   InvalidCredentials,
+  InvalidRequest,
   InvalidTimezone,
   InvalidToken,
   NotFound,
   RateLimited,
   RegistrationClosed,
+  ServiceUnavailable,
   WrongPassword,
 } from "../errors.js"
 import { AdminAuthentication, Authentication, CallerIfAny } from "../http/Authentication.js"
@@ -35,6 +37,21 @@ import {
   TimezoneUpdated,
   UpdateProfileRequest,
 } from "./User.js"
+
+/** Sign-in ways besides a password, for the sign-in page's buttons. */
+export class SignInOptions extends Schema.Class<SignInOptions>("SignInOptions")({
+  oidc: Schema.NullOr(Schema.Struct({ name: Schema.String })),
+}) {}
+
+/** What an OpenID Connect provider sends back to the redirect URL (RFC 6749 §4.1.2). */
+export const OidcCallbackParams = Schema.Struct({
+  code: Schema.optional(Schema.String),
+  state: Schema.optional(Schema.String),
+  error: Schema.optional(Schema.String),
+  error_description: Schema.optional(Schema.String),
+  iss: Schema.optional(Schema.String),
+  session_state: Schema.optional(Schema.String),
+})
 
 const sessionId = HttpApiSchema.param("id", SessionId)
 const userId = HttpApiSchema.param("id", UserId)
@@ -68,6 +85,36 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(
         OpenApi.Description,
         "Signs in as the user a trusted reverse proxy names in TONEARM_PROXY_AUTH_HEADER (off by default; honoured only from a socket peer in TONEARM_TRUSTED_PROXIES). The account is created on first sight. 403 forbidden when the feature is off, the peer is not a listed proxy, or the header is absent.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.get("signInOptions", "/api/auth/options")
+      .addSuccess(SignInOptions)
+      .annotate(
+        OpenApi.Description,
+        "How the sign-in page may sign in besides a password: the OpenID Connect provider's name, or null.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.get("oidcStart", "/api/auth/oidc/start")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(ServiceUnavailable))
+      .annotate(
+        OpenApi.Description,
+        "302 to the OpenID Connect provider (authorization code with PKCE, state and nonce); 404 when none is configured.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.get("oidcCallback", "/api/auth/oidc/callback")
+      .setUrlParams(OidcCallbackParams)
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(InvalidRequest))
+      .addError(envelopeOf(ServiceUnavailable))
+      .annotate(
+        OpenApi.Description,
+        "The provider's redirect: checks state (single use, bound to this browser), PKCE and nonce, signs in as the linked account (created on first login, or linked by verified email), sets the session cookie and 302s to /. 400 invalid_request for a bad or replayed state or code.",
       ),
   )
   .add(

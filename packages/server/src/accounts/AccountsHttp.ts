@@ -1,15 +1,28 @@
-import { HttpApiBuilder, HttpServerRequest } from "@effect/platform"
-import { AuthResult, CurrentSession, OptionalSession, RegisterResult, TonearmApi } from "@tonearm/core"
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { AuthResult, CurrentSession, OptionalSession, RegisterResult, SignInOptions, TonearmApi } from "@tonearm/core"
 import { Effect } from "effect"
+import { isHttps } from "../http/connection.js"
 import { clearSessionCookie, setSessionCookie } from "../http/cookies.js"
 import { currentClient } from "../settings/index.js"
 import { AccountsService } from "./AccountsService.js"
+import { OIDC_PENDING_MS, OidcService } from "./OidcService.js"
 import { proxyUser } from "./proxyAuth.js"
 import { SessionsService } from "./SessionsService.js"
+
+/** The browser's half of an OpenID Connect attempt: its state, for the callback to compare. */
+const OIDC_STATE_COOKIE = "tonearm_oidc_state"
+const oidcCookie = (request: HttpServerRequest.HttpServerRequest) =>
+  ({
+    httpOnly: true,
+    sameSite: "lax",
+    path: "/api/auth/oidc",
+    secure: isHttps(request),
+  }) as const
 
 export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) =>
   Effect.gen(function* () {
     const accounts = yield* AccountsService
+    const oidc = yield* OidcService
     const sessions = yield* SessionsService
     return handlers
       .handle("register", ({ payload }) =>
@@ -32,6 +45,30 @@ export const AuthHttpLive = HttpApiBuilder.group(TonearmApi, "auth", (handlers) 
           const result = yield* accounts.proxySignIn(username, yield* currentClient)
           yield* setSessionCookie(result.token)
           return new AuthResult(result)
+        }),
+      )
+      .handle("signInOptions", () => Effect.succeed(new SignInOptions({ oidc: oidc.providerName })))
+      .handle("oidcStart", () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const { url, state } = yield* oidc.start
+          return HttpServerResponse.redirect(url, { status: 302 }).pipe(
+            HttpServerResponse.unsafeSetCookie(OIDC_STATE_COOKIE, state, {
+              ...oidcCookie(request),
+              maxAge: `${OIDC_PENDING_MS / 1000} seconds`,
+            }),
+          )
+        }),
+      )
+      .handle("oidcCallback", () =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const query = new URL(request.url, "http://localhost").search
+          const result = yield* oidc.finish(query, request.cookies[OIDC_STATE_COOKIE], yield* currentClient)
+          yield* setSessionCookie(result.token)
+          return HttpServerResponse.redirect("/", { status: 302 }).pipe(
+            HttpServerResponse.expireCookie(OIDC_STATE_COOKIE, oidcCookie(request)),
+          )
         }),
       )
       .handle("logout", () =>

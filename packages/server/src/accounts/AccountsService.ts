@@ -25,20 +25,43 @@ import {
   Unauthenticated,
   type UpdateProfileRequest,
   type UserId,
+  Username,
   WrongPassword,
 } from "@tonearm/core"
-import { DateTime, Effect, Option } from "effect"
+import { DateTime, Effect, Option, Schema } from "effect"
 import { currentDate, minutesAfter } from "../clock.js"
 import { passwordHashCostOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import type { ClientInfo } from "../http/connection.js"
 import { AccountLifecycle } from "./AccountLifecycle.js"
 import { decoyPasswordHash, hashPassword, hashToken, needsRehash, newToken, verifyPassword } from "./credentials.js"
+import { IdentityRepository } from "./IdentityRepository.js"
 import { LoginThrottle } from "./LoginThrottle.js"
 import { Mailer } from "./Mailer.js"
 import { PasswordResetRepository } from "./PasswordResetRepository.js"
 import { SessionsService } from "./SessionsService.js"
 import { type UserRecord, UserRepository } from "./UserRepository.js"
+
+/** Who an OpenID Connect provider says signed in. */
+export interface ExternalIdentity {
+  readonly issuer: string
+  readonly subject: string
+  readonly email?: string | undefined
+  readonly emailVerified: boolean
+  readonly preferredUsername?: string | undefined
+}
+
+const validUsername = Schema.decodeUnknownOption(Username)
+
+/** A username for a new external account: the provider's preferred one, the email's local part, or `user`. */
+const externalUsername = (identity: ExternalIdentity): string => {
+  const candidates = [identity.preferredUsername, identity.email?.split("@")[0]]
+  for (const candidate of candidates) {
+    const valid = validUsername(candidate?.slice(0, 56))
+    if (Option.isSome(valid)) return valid.value
+  }
+  return "user"
+}
 
 const loginUser = (user: UserRecord) => new LoginUser({ id: user.id, username: user.username, is_admin: user.is_admin })
 const sessionUser = (user: UserRecord): SessionUser => ({
@@ -61,6 +84,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     const resets = yield* PasswordResetRepository
     const sessions = yield* SessionsService
     const throttle = yield* LoginThrottle
+    const identities = yield* IdentityRepository
     const mailer = yield* Mailer
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
@@ -199,6 +223,60 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       )
       if (user.created) {
         yield* Effect.logInfo(`proxy sign-in created the account ${user.user.username}`)
+        yield* announceCreated(user.user)
+      }
+      const { token } = yield* sessions.issue(user.user.id, client)
+      return { user: loginUser(user.user), token }
+    })
+
+    /**
+     * Sign-in by an OpenID Connect identity (issue 29 item 7): the account linked to (issuer, subject); else, on
+     * first login, the account holding the provider's email when the provider verified it; else a new account named
+     * after the provider's preferred username (or the email's local part), made unique with a number. The link is
+     * stored, so later logins find the account by subject even after a rename or an email change.
+     */
+    const externalSignIn = Effect.fn("AccountsService.externalSignIn")(function* (
+      identity: ExternalIdentity,
+      client: ClientInfo,
+    ) {
+      const user = yield* Effect.gen(function* () {
+        yield* users.lockSignups
+        const linked = yield* identities.userOf(identity.issuer, identity.subject)
+        const byEmail =
+          linked === undefined && identity.email !== undefined && identity.emailVerified
+            ? yield* identities.userByEmail(identity.email)
+            : undefined
+        const existingId = linked ?? byEmail
+        if (existingId !== undefined) {
+          const found = yield* users.findById(existingId)
+          if (Option.isSome(found)) {
+            if (linked === undefined)
+              yield* identities.link(identity.issuer, identity.subject, existingId, yield* currentDate)
+            return { user: found.value, created: false }
+          }
+        }
+        const base = externalUsername(identity)
+        let username = base
+        for (let n = 2; Option.isSome(yield* users.findByUsername(username)); n++)
+          username = `${base.slice(0, 60)}-${n}`
+        const emailFree =
+          identity.email !== undefined &&
+          identity.emailVerified &&
+          (yield* identities.userByEmail(identity.email)) === undefined
+        const first = (yield* users.countUsers) === 0
+        const created = yield* insertUser(
+          { username, password: newToken(), ...(emailFree ? { email: identity.email } : {}) },
+          first,
+        )
+        yield* identities.link(identity.issuer, identity.subject, created.id, yield* currentDate)
+        return { user: created, created: true }
+      }).pipe(
+        sql.withTransaction,
+        orInternal("AccountsService.externalSignIn"),
+        Effect.catchTag("Conflict", (conflict) => Effect.die(conflict)),
+      )
+      if (user.created) {
+        yield* Effect.logInfo(`OpenID Connect sign-in created the account ${user.user.username}`)
         yield* announceCreated(user.user)
       }
       const { token } = yield* sessions.issue(user.user.id, client)
@@ -409,6 +487,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       createUser,
       login,
       proxySignIn,
+      externalSignIn,
       checkPassword,
       userByName,
       forgotPassword,
@@ -429,5 +508,6 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
     PasswordResetRepository.Default,
     SessionsService.Default,
     LoginThrottle.Default,
+    IdentityRepository.Default,
   ],
 }) {}

@@ -81,6 +81,8 @@ export interface TonearmSettings {
    * `POST /api/auth/proxy-login`. Absent: off. Needs `TONEARM_TRUSTED_PROXIES`.
    */
   readonly proxyAuthHeader?: string | undefined
+  /** OpenID Connect sign-in (`TONEARM_OIDC_*`); absent: off. */
+  readonly oidc?: OidcSettings | undefined
   /** Seconds between SSE heartbeats (spec: 15). */
   readonly sseHeartbeatSeconds: number
   /** Radio (spec "Tuning": deployment config keys): recently-played hours, default size, size maximum. */
@@ -188,6 +190,44 @@ export const trustedProxiesConfig = Config.string("TONEARM_TRUSTED_PROXIES").pip
         )
   }),
 )
+
+export interface OidcSettings {
+  /** `TONEARM_OIDC_ISSUER`: the provider's issuer URL (its discovery document is under it). */
+  readonly issuer: string
+  /** `TONEARM_OIDC_CLIENT_ID` and `TONEARM_OIDC_CLIENT_SECRET` (a public client when no secret). */
+  readonly clientId: string
+  readonly clientSecret: Redacted.Redacted<string> | null
+  /** `TONEARM_OIDC_REDIRECT_URL` (default `<public url>/api/auth/oidc/callback`), registered at the provider. */
+  readonly redirectUrl: string
+  /** `TONEARM_OIDC_NAME` (default `OpenID Connect`): the sign-in button says "Sign in with <name>". */
+  readonly name: string
+}
+
+/** `TONEARM_OIDC_*`: on when an issuer is set (then a client id is required). */
+export const oidcConfig = (publicUrl: string) =>
+  Config.all({
+    issuer: Config.string("TONEARM_OIDC_ISSUER").pipe(Config.withDefault("")),
+    clientId: Config.string("TONEARM_OIDC_CLIENT_ID").pipe(Config.withDefault("")),
+    clientSecret: Config.redacted("TONEARM_OIDC_CLIENT_SECRET").pipe(
+      Config.option,
+      Config.map((secret) => Option.getOrNull(secret)),
+    ),
+    redirectUrl: Config.string("TONEARM_OIDC_REDIRECT_URL").pipe(
+      Config.withDefault(`${publicUrl.replace(/\/+$/, "")}/api/auth/oidc/callback`),
+    ),
+    name: Config.string("TONEARM_OIDC_NAME").pipe(Config.withDefault("OpenID Connect")),
+  }).pipe(
+    Config.mapOrFail((settings): Either.Either<OidcSettings | undefined, ConfigError.ConfigError> => {
+      if (settings.issuer.trim() === "") return Either.right(undefined)
+      if (!URL.canParse(settings.issuer)) {
+        return Either.left(ConfigError.InvalidData(["TONEARM_OIDC_ISSUER"], `not a URL: ${settings.issuer}`))
+      }
+      if (settings.clientId.trim() === "") {
+        return Either.left(ConfigError.InvalidData(["TONEARM_OIDC_CLIENT_ID"], "needed with TONEARM_OIDC_ISSUER"))
+      }
+      return Either.right({ ...settings, issuer: settings.issuer.trim(), clientId: settings.clientId.trim() })
+    }),
+  )
 
 /** `TONEARM_PROXY_AUTH_HEADER`: a header name, lower-cased; refused without a trusted proxy list to honour it from. */
 export const proxyAuthHeaderConfig = (trustedProxies: ReadonlyArray<string>) =>
@@ -450,7 +490,9 @@ export class TonearmConfig extends Context.Tag("@tonearm/server/TonearmConfig")<
       const scrobbling = yield* scrobblingConfig
       const trustedProxies = yield* trustedProxiesConfig
       const proxyAuthHeader = yield* proxyAuthHeaderConfig(trustedProxies)
+      const oidc = yield* oidcConfig(publicUrl)
       return {
+        oidc,
         trustedProxies,
         proxyAuthHeader,
         cast,

@@ -24,6 +24,7 @@ import m0021 from "./migrations/0021_ratings.js"
 import m0022 from "./migrations/0022_pick_reasons.js"
 import m0023 from "./migrations/0023_smart_playlists.js"
 import m0024 from "./migrations/0024_libraries.js"
+import m0025 from "./migrations/0025_external_identities.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -51,6 +52,7 @@ export const migrations = {
   "0022_pick_reasons": m0022,
   "0023_smart_playlists": m0023,
   "0024_libraries": m0024,
+  "0025_external_identities": m0025,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(
