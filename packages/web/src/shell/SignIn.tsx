@@ -14,8 +14,14 @@ export function SignIn() {
   const error = useSignal<string | undefined>(undefined)
   const busy = useSignal(false)
   const creating = useSignal(false)
+  const provider = useSignal<string | undefined>(undefined)
   useEffect(() => {
     let live = true
+    api((client) => client.auth.signInOptions())
+      .then((options) => {
+        if (live && options.oidc !== null) provider.value = options.oidc.name
+      })
+      .catch(() => undefined)
     api((client) => client.auth.proxyLogin())
       .then((result) => {
         if (live) session.value = { id: result.user.id, username: result.user.username, is_admin: result.user.is_admin }
@@ -72,6 +78,14 @@ export function SignIn() {
           {error.value ?? ""}
         </p>
       </form>
+      {provider.value !== undefined && !creating.value ? (
+        <p>
+          {/* A full page load: the provider's pages, then its redirect back, set the session cookie. */}
+          <a class="button" href="/api/auth/oidc/start">
+            Sign in with {provider.value}
+          </a>
+        </p>
+      ) : null}
       <p>
         <a href="/forgot-password">Forgot your password?</a>
       </p>
