@@ -54,6 +54,7 @@ import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
 import { JsonCachingLive } from "./http/jsonCaching.js"
 import { makeRequestMetrics } from "./http/requestMetrics.js"
 import { SecurityHeadersLive } from "./http/securityHeaders.js"
+import { applyServerTimeouts } from "./http/serverTimeouts.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
 import {
@@ -337,7 +338,7 @@ const GRACE_MS = 10_000
 const NodeServerLive = Layer.unwrapScoped(
   Effect.gen(function* () {
     const config = yield* TonearmConfig
-    const server = createServer()
+    const server = applyServerTimeouts(createServer())
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         server.closeIdleConnections()

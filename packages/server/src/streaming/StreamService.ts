@@ -35,6 +35,8 @@ export interface StreamRequest {
   /** HEAD answers a transcode's headers without starting ffmpeg. */
   readonly head?: boolean | undefined
   readonly transcode?: TranscodeRequest | undefined
+  /** Whose transcode this is, for the per-listener cap; asked only when a transcode starts. */
+  readonly owner?: Effect.Effect<string> | undefined
 }
 
 /** 503 with Retry-After and the error envelope: every transcoder is busy. */
@@ -174,7 +176,8 @@ export class StreamService extends Effect.Service<StreamService>()("@tonearm/ser
       if (head) {
         return HttpServerResponse.empty({ status: 200, headers: { ...headers, "content-type": contentType } })
       }
-      const encoded = yield* transcoder.transcode(file.absolutePath, decision).pipe(
+      const owner = request.owner === undefined ? "anonymous" : yield* request.owner
+      const encoded = yield* transcoder.transcode(file.absolutePath, decision, owner).pipe(
         Effect.map(Option.some),
         Effect.catchTag("TranscodeFailed", (error) =>
           Effect.as(Effect.logWarning(`${error.message}; serving the original`), Option.none()),

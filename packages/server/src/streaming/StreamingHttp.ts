@@ -20,12 +20,20 @@ const streamResponse = (
       Effect.map(Option.map((session) => session.user)),
       Effect.orElseSucceed(() => Option.none<SessionUser>()),
     )
+    const authenticator = yield* RequestAuthenticator
     return yield* streams
       .respond(id, {
         range: request.headers.range,
         ifRange: request.headers["if-range"],
         head: request.method === "HEAD",
         transcode: urlParams,
+        // A signed-in listener, else (a stream token: a speaker) the address it streams to.
+        owner: authenticator.authenticate.pipe(
+          Effect.map(Option.map((session) => `user:${session.user.id}`)),
+          Effect.orElseSucceed(Option.none<string>),
+          Effect.map(Option.getOrElse(() => `address:${Option.getOrElse(request.remoteAddress, () => "unknown")}`)),
+          Effect.provideService(HttpServerRequest.HttpServerRequest, request),
+        ),
       })
       .pipe(LibraryAccess.asCaller(Option.getOrUndefined(caller)))
   }).pipe(Effect.catchTag("TranscodersBusy", (error) => Effect.succeed(busyResponse(error))))

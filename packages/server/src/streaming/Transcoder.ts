@@ -2,7 +2,7 @@ import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { availableParallelism } from "node:os"
 import { NodeStream } from "@effect/platform-node"
 import { ffmpegArguments, type StreamDecision } from "@tonearm/core"
-import { Config, Data, Duration, Effect, Option, Stream } from "effect"
+import { Config, Data, Deferred, Duration, Effect, Exit, Option, Stream } from "effect"
 
 /** Every transcoder is busy and none freed up within the wait: the route answers 503 with Retry-After. */
 export class TranscodersBusy extends Data.TaggedError("TranscodersBusy")<{
@@ -22,6 +22,11 @@ export interface TranscoderSettings {
   readonly concurrency: number
   /** How long a request waits for a free transcoder before 503 (`TONEARM_TRANSCODE_WAIT_MS`, default 2000). */
   readonly waitMs: number
+  /**
+   * Transcodes one listener may run at once (`TONEARM_TRANSCODES_PER_USER`, default 3: the playing track, the
+   * next one prefetched for gapless play, and a speaker); a new one past it stops that listener's oldest.
+   */
+  readonly perUser: number
 }
 
 export const transcoderSettings = Config.all({
@@ -33,6 +38,10 @@ export const transcoderSettings = Config.all({
   waitMs: Config.integer("TONEARM_TRANSCODE_WAIT_MS").pipe(
     Config.validate({ message: "must be zero or more milliseconds", validation: (n) => n >= 0 }),
     Config.withDefault(2000),
+  ),
+  perUser: Config.integer("TONEARM_TRANSCODES_PER_USER").pipe(
+    Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
+    Config.withDefault(3),
   ),
 })
 
@@ -136,13 +145,52 @@ export class Transcoder extends Effect.Service<Transcoder>()("@tonearm/server/Tr
       ),
     )
 
-    /** The encoded bytes as ffmpeg writes them; the stream fails if ffmpeg ends with an error. */
+    /** Each listener's running transcodes, oldest first: how to stop each. */
+    const byOwner = new Map<string, Array<{ readonly stop: () => void }>>()
+
+    /**
+     * Joins `owner`'s running transcodes for the caller's scope; past `perUser`, their oldest is stopped (its
+     * ffmpeg killed, its response ended) rather than this request refused: a player that skips or seeks has
+     * usually abandoned the older stream without closing it (issue 29 item 6). Answers when this one is stopped.
+     */
+    const register = (owner: string) =>
+      Effect.acquireRelease(
+        Effect.gen(function* () {
+          const stopped = yield* Deferred.make<void>()
+          const entry = {
+            child: undefined as ChildProcess | undefined,
+            stop: () => {
+              Deferred.unsafeDone(stopped, Exit.void)
+              entry.child?.kill("SIGKILL")
+            },
+          }
+          const theirs = byOwner.get(owner) ?? []
+          for (const oldest of theirs.splice(0, Math.max(0, theirs.length - settings.perUser + 1))) oldest.stop()
+          theirs.push(entry)
+          byOwner.set(owner, theirs)
+          return { entry, stopped }
+        }),
+        ({ entry }) =>
+          Effect.sync(() => {
+            const theirs = byOwner.get(owner)?.filter((other) => other !== entry) ?? []
+            if (theirs.length === 0) byOwner.delete(owner)
+            else byOwner.set(owner, theirs)
+          }),
+      )
+
+    /**
+     * The encoded bytes as ffmpeg writes them; the stream fails if ffmpeg ends with an error, and ends when a newer
+     * transcode of the same owner stops this one.
+     */
     const transcode = Effect.fn("Transcoder.transcode")(function* (
       input: string,
       decision: Extract<StreamDecision, { readonly _tag: "Transcode" }>,
+      owner: string,
     ) {
+      const { entry, stopped } = yield* register(owner)
       yield* acquireSlot
       const running = yield* Effect.acquireRelease(start(settings.ffmpeg, ffmpegArguments(input, decision)), stop)
+      entry.child = running.child
       const outcome = Effect.promise(() => running.exited).pipe(
         Effect.flatMap(({ code, signal }) =>
           code === 0
@@ -157,7 +205,7 @@ export class Transcoder extends Effect.Service<Transcoder>()("@tonearm/server/Tr
       return NodeStream.fromReadable<TranscodeFailed>(
         () => running.child.stdout!,
         (cause) => new TranscodeFailed({ message: `reading ffmpeg's output failed: ${cause}` }),
-      ).pipe(Stream.concat(Stream.drain(Stream.fromEffect(outcome))))
+      ).pipe(Stream.concat(Stream.drain(Stream.fromEffect(outcome))), Stream.interruptWhen(Deferred.await(stopped)))
     })
 
     return { available: detected.available, settings, transcode } as const

@@ -5,12 +5,12 @@ import * as os from "node:os"
 import * as path from "node:path"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { makeTonearmClient } from "@tonearm/client-sdk"
+import { bearer, makeTonearmClient } from "@tonearm/client-sdk"
 import { signStreamToken, type TrackId } from "@tonearm/core"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { SAMPLE } from "../../fixtures/wild.js"
 import { StreamSecret } from "../../src/streaming/index.js"
-import { PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
+import { createAndLogIn, PASSWORD, signUpFirstAdmin } from "../support/accounts.js"
 import { makeLibrary, scanNow, wildSamples } from "../support/library.js"
 import { raw } from "../support/raw.js"
 import { serverUrl, TestServerLive } from "../support/TestServer.js"
@@ -380,5 +380,90 @@ layer(
       expect(response.headers.get("content-type")).toBe("audio/flac")
       expect(response.bytes.equals(track.bytes)).toBe(true)
     }),
+  )
+})
+
+/**
+ * A GET whose client takes the first chunk and then stops reading, recording when its connection closes (by the
+ * server: the client never closes it) and whether the response ended cleanly.
+ */
+const stalledStream = (route: string, token: string) =>
+  Effect.gen(function* () {
+    const base = new URL(yield* serverUrl)
+    return yield* Effect.async<{
+      status: number
+      closed: Promise<number>
+      resume: () => void
+      close: () => void
+    }>((resume) => {
+      const started = performance.now()
+      const request = http.get(
+        { host: base.hostname, port: base.port, path: route, headers: { authorization: `Bearer ${token}` } },
+        (response) => {
+          // The connection's end as the socket sees it (a paused response emits nothing while data waits in it).
+          const closed = new Promise<number>((done) => {
+            const socket = request.socket
+            if (socket === null || socket.destroyed) return done(performance.now() - started)
+            socket.once("close", () => done(performance.now() - started))
+            response.once("end", () => done(performance.now() - started))
+          })
+          response.once("data", () => {
+            response.pause()
+            resume(
+              Effect.succeed({
+                status: response.statusCode ?? 0,
+                closed,
+                resume: () => response.resume(),
+                close: () => request.destroy(),
+              }),
+            )
+          })
+        },
+      )
+      request.on("error", () => {})
+    })
+  })
+
+// Issue 29 item 6: one listener cannot hold every transcoder.
+layer(
+  TestServerLive({ libraryDir: library }).pipe(
+    Layer.provide(transcoderConfig({ TONEARM_TRANSCODE_CONCURRENCY: "4", TONEARM_TRANSCODES_PER_USER: "2" })),
+  ),
+  { excludeTestServices: true, timeout: "120 seconds" },
+)("transcoding: the per-listener cap", (it) => {
+  it.effect(
+    "past the per-listener cap a new transcode stops that listener's oldest, not another's",
+    () =>
+      Effect.gen(function* () {
+        yield* signUpFirstAdmin("admin")
+        yield* scanNow()
+        const token = yield* adminToken
+        const other = yield* createAndLogIn(
+          yield* makeTonearmClient({ credentials: bearer(token) }),
+          `listener-${Date.now()}`,
+        )
+        const tone = yield* trackAt("01 Tone.flac")
+        const route = `/api/tracks/${tone.id}/stream?format=mp3&maxBitRate=320`
+        const theirs = yield* stalledStream(route, other.token)
+        const first = yield* stalledStream(route, token)
+        const second = yield* stalledStream(route, token)
+        expect(ffmpegChildren()).toHaveLength(3)
+        // The admin's third: answered at once (no 429, no wait), and the admin's oldest is stopped.
+        const third = yield* stalledStream(route, token)
+        expect(third.status).toBe(200)
+        for (let attempt = 0; attempt < 60 && ffmpegChildren().length > 3; attempt++) yield* Effect.sleep("50 millis")
+        expect(ffmpegChildren()).toHaveLength(3)
+        // The stopped stream ends for its client once it reads again.
+        first.resume()
+        yield* Effect.promise(() => first.closed)
+        // The other listener's transcode was left alone: it is the one still running once the admin's close.
+        second.close()
+        third.close()
+        for (let attempt = 0; attempt < 60 && ffmpegChildren().length > 1; attempt++) yield* Effect.sleep("50 millis")
+        expect(ffmpegChildren()).toHaveLength(1)
+        theirs.close()
+        expect(yield* waitForNoFfmpeg).toEqual([])
+      }),
+    { timeout: 60_000 },
   )
 })

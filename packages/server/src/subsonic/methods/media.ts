@@ -42,6 +42,7 @@ const audioParams = {
 const audio = (
   { id, format, maxBitRate, timeOffset }: { id: string; format?: string; maxBitRate?: string; timeOffset?: string },
   download: boolean,
+  userId: string,
 ) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -50,6 +51,7 @@ const audio = (
         range: request.headers.range,
         ifRange: request.headers["if-range"],
         head: request.method === "HEAD",
+        owner: Effect.succeed(`user:${userId}`),
         // download always serves the original file, as Subsonic servers do.
         transcode: download
           ? { format: "raw" }
@@ -73,8 +75,8 @@ const audio = (
 
 /** Media retrieval: audio, cover art and lyrics. */
 export const mediaMethods: ReadonlyArray<SubsonicMethod> = [
-  method("stream", audioParams, (_, params) => audio(params, false)),
-  method("download", audioParams, (_, params) => audio(params, true)),
+  method("stream", audioParams, (user, params) => audio(params, false, user.id)),
+  method("download", audioParams, (user, params) => audio(params, true, user.id)),
 
   /** An album's cover, an artist's image (else its first covered album's), a playlist's collage; `size` px. */
   method("getCoverArt", { id: param.required, size: param.optionalInt }, (user, { id, size }) =>
