@@ -243,11 +243,11 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(ModerationServicesLive),
   // Requests and the manager's reconciler; providers and enrichment runs (background drains), over the library.
   Layer.provideMerge(Layer.mergeAll(RequestsService.Default, EnrichmentService.Default)),
+  // The libraries and who hears each (admin routes, the boot's reconciliation, Subsonic's music folders).
+  Layer.provideMerge(LibrariesService.Default),
   // Registration and timezone changes (re)schedule the user's 03:00 rebuild through the accounts port.
   Layer.provideMerge(FoundationServicesLive.pipe(Layer.provide(AccountLifecycleLive))),
   Layer.provide(Mailer.layer),
-  // The libraries and who hears each (admin routes, the boot's reconciliation, Subsonic's music folders).
-  Layer.provideMerge(LibrariesService.Default),
   Layer.provide(FetchHttpClient.layer),
   Layer.provideMerge(ParsePool.layer()),
   Layer.provideMerge(CatalogRules.layer),
