@@ -16,11 +16,26 @@ export const CO_LISTEN_DAYS = 365
  */
 export const LEARNED_NIGHTLY_AGE_MS = 20 * 60 * 60_000
 /**
- * A model fitted on fewer artists than this is a small server's: its fit takes milliseconds and each new
- * listener matters, so a read finding it older than LEARNED_SMALL_REFIT_MS refits in the background.
+ * A server whose listeners played fewer artists than this is small: its rows are few, a fit takes milliseconds
+ * and each new listener matters, so a read refits at once (and waits) when the rows or the library changed.
  */
 export const LEARNED_SMALL_ARTISTS = 500
-export const LEARNED_SMALL_REFIT_MS = 10 * 60_000
+
+/** A cheap fingerprint of one fit's inputs: the library version, the rows' count and an order-free hash. */
+const fingerprintOf = ({ catalog, coListens }: SimilarityInputs): string => {
+  let sum = 0
+  let xor = 0
+  for (const row of coListens) {
+    let h = 2166136261
+    const text = `${row.user_id}|${row.artist_id}|${row.plays}`
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619)
+    sum = (sum + (h >>> 0)) % 4294967296
+    xor ^= h
+  }
+  return `${catalog.version}:${coListens.length}:${sum}:${xor >>> 0}`
+}
+
+const playedArtists = (rows: ReadonlyArray<CoListenRow>) => new Set(rows.map((row) => row.artist_id)).size
 
 /** What one fit needs: the library as the engine scores it and everyone's artist plays. */
 export interface SimilarityInputs {
@@ -31,6 +46,7 @@ export interface SimilarityInputs {
 interface Held extends HeldSimilarity {
   readonly fittedAt: number
   readonly artists: number
+  readonly fingerprint: string
 }
 
 /**
@@ -39,7 +55,7 @@ interface Held extends HeldSimilarity {
  * providers) and starts its first fit in the background. Fits run in the engine (its own process in
  * production, never the HTTP event loop), one at a time: in the nightly run before the users' rebuilds
  * (`refitIfOlderThan`, RebuildScheduler), after a scan, after an import added plays, and — on a small server
- * only — when a read finds the model older than LEARNED_SMALL_REFIT_MS. The fit is held here (typed arrays:
+ * only (LEARNED_SMALL_ARTISTS) — on a read whose rows or library changed since the fit. The fit is held here (typed arrays:
  * EASE's weights in single precision and the listening pairs) and crosses to an engine process once.
  */
 export const makeLearnedSimilarity = (
@@ -53,23 +69,27 @@ export const makeLearnedSimilarity = (
     const running = yield* Ref.make(false)
     let fits = 0
 
-    /** One fit (waits for a fit already running, then fits again: its rows may be older than the caller's). */
-    const refit = lock.withPermits(1)(
-      Effect.gen(function* () {
-        const started = performance.now()
-        const { catalog, coListens } = yield* inputs
-        const now = (yield* currentDate).getTime()
-        const key = `${catalog.version}:${now}:${++fits}`
-        const fitted = yield* engine.fitSimilarity(catalog, coListens, key)
-        const artists = fitted.data.easeKept.length
-        yield* Ref.set(held, { key, fitted, fittedAt: now, artists })
-        const mb = learnedSimilarityBytes(fitted.data) / 1e6
-        yield* Effect.logInfo(
-          `learned similarity fitted: ${coListens.length} listener–artist rows, ${artists} EASE artists, ` +
-            `${mb.toFixed(1)} MB held, ${Math.round(performance.now() - started)} ms`,
-        )
-      }),
-    )
+    /** One fit of the given rows (after a fit already running). */
+    const fitOf = (given: SimilarityInputs) =>
+      lock.withPermits(1)(
+        Effect.gen(function* () {
+          const started = performance.now()
+          const { catalog, coListens } = given
+          const now = (yield* currentDate).getTime()
+          const key = `${catalog.version}:${now}:${++fits}`
+          const fitted = yield* engine.fitSimilarity(catalog, coListens, key)
+          const artists = playedArtists(coListens)
+          yield* Ref.set(held, { key, fitted, fittedAt: now, artists, fingerprint: fingerprintOf(given) })
+          const mb = learnedSimilarityBytes(fitted.data) / 1e6
+          yield* Effect.logInfo(
+            `learned similarity fitted: ${coListens.length} listener–artist rows, ${fitted.data.easeKept.length} ` +
+              `EASE artists, ${mb.toFixed(1)} MB held, ${Math.round(performance.now() - started)} ms`,
+          )
+        }),
+      )
+
+    /** One fit of the rows as they are now (read after a fit already running: its rows may be older). */
+    const refit = Effect.flatMap(inputs, fitOf)
 
     /** A fit in the background, unless one is already running or queued. Failures are logged. */
     const refitInBackground = Effect.gen(function* () {
@@ -85,19 +105,22 @@ export const makeLearnedSimilarity = (
       )
     })
 
-    /** The model reads use now; starts a background fit when there is none (or a small server's is old). */
+    /**
+     * The model reads use now. A large server's reads never wait: the last fit, or none (a fit then starts in
+     * the background). A small server's read refits first when the rows or the library changed since the fit.
+     */
     const current = Effect.gen(function* () {
       const model = yield* Ref.get(held)
-      if (model === undefined) {
+      if (model !== undefined && model.artists >= LEARNED_SMALL_ARTISTS) return model as HeldSimilarity
+      if (model === undefined && (yield* Ref.get(running))) return undefined
+      const given = yield* inputs
+      if (model !== undefined && model.fingerprint === fingerprintOf(given)) return model as HeldSimilarity
+      if (playedArtists(given.coListens) >= LEARNED_SMALL_ARTISTS) {
         yield* refitInBackground
-        return undefined
+        return model as HeldSimilarity | undefined
       }
-      if (
-        model.artists < LEARNED_SMALL_ARTISTS &&
-        (yield* currentDate).getTime() - model.fittedAt >= LEARNED_SMALL_REFIT_MS
-      )
-        yield* refitInBackground
-      return model as HeldSimilarity
+      yield* fitOf(given)
+      return (yield* Ref.get(held)) as HeldSimilarity | undefined
     })
 
     /** Fits now (waiting for it) when the model is missing or at least `ageMs` old: the nightly run. */

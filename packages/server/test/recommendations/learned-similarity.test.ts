@@ -8,7 +8,6 @@ import { taggedFile } from "../../fixtures/synthetic.js"
 import {
   LEARNED_NIGHTLY_AGE_MS,
   LEARNED_SMALL_ARTISTS,
-  LEARNED_SMALL_REFIT_MS,
   LearnedSimilarityService,
   makeLearnedSimilarity,
 } from "../../src/recommendations/LearnedSimilarityService.js"
@@ -168,23 +167,28 @@ describe("learned similarity: fitted off the read path", () => {
     }).pipe(Effect.withClock(time.clock))
   })
 
-  it.scoped("a small server's model older than LEARNED_SMALL_REFIT_MS is refitted in the background by a read", () => {
-    const time = manualClock()
-    return Effect.gen(function* () {
+  it.scoped("a small server's read refits first when its rows changed since the fit, and only then", () =>
+    Effect.gen(function* () {
       const { source, rows } = world(40, 10, 6)
       const gated = yield* gatedEngine
       yield* gated.open
-      const learned = yield* makeLearnedSimilarity(gated.engine, Effect.succeed({ catalog: source, coListens: rows }))
-      yield* learned.refit
+      const played = yield* Ref.make<ReadonlyArray<(typeof rows)[number]>>(rows)
+      const learned = yield* makeLearnedSimilarity(
+        gated.engine,
+        Effect.map(Ref.get(played), (coListens) => ({ catalog: source, coListens })),
+      )
+      // Never fitted: a small server's first read fits, and waits for it.
       const first = (yield* learned.current)!
-      yield* time.advance(LEARNED_SMALL_REFIT_MS - 1)
+      expect(first).toBeDefined()
+      expect(yield* gated.fitsStarted).toBe(1)
+      // The same rows: the same model, no fit.
       expect((yield* learned.current)?.key).toBe(first.key)
       expect(yield* gated.fitsStarted).toBe(1)
-      yield* time.advance(1)
-      // This read still answers the old model; the refit it started replaces it.
-      expect((yield* learned.current)?.key).toBe(first.key)
-      yield* until(Effect.map(learned.current, (model) => model?.key !== first.key))
+      // A new listener's play: the next read refits before it answers.
+      yield* Ref.set(played, [...rows, { user_id: "u-new", artist_id: rows[0]!.artist_id, plays: 1 }])
+      const second = (yield* learned.current)!
+      expect(second.key).not.toBe(first.key)
       expect(yield* gated.fitsStarted).toBe(2)
-    }).pipe(Effect.withClock(time.clock))
-  })
+    }),
+  )
 })
