@@ -23,8 +23,8 @@ export interface TranscoderSettings {
   /** How long a request waits for a free transcoder before 503 (`TONEARM_TRANSCODE_WAIT_MS`, default 2000). */
   readonly waitMs: number
   /**
-   * Transcodes one listener may run at once (`TONEARM_TRANSCODES_PER_USER`, default 3: the playing track, the
-   * next one prefetched for gapless play, and a speaker); a new one past it stops that listener's oldest.
+   * Transcodes one listener may run at once (`TONEARM_TRANSCODES_PER_USER`, default 8: the playing track, the
+   * next one prefetched for gapless play, and a speaker, which opens several range requests per track); a new one past it stops that listener's oldest.
    */
   readonly perUser: number
 }
@@ -41,7 +41,7 @@ export const transcoderSettings = Config.all({
   ),
   perUser: Config.integer("TONEARM_TRANSCODES_PER_USER").pipe(
     Config.validate({ message: "must be a positive integer", validation: (n) => n >= 1 }),
-    Config.withDefault(3),
+    Config.withDefault(8),
   ),
 })
 
