@@ -121,12 +121,12 @@ echo "check-package: / serves the web player ($asset)"
 
 # The boot scan of the library runs on the installed parse worker: wait for its summary line.
 for _ in $(seq 1 120); do
-  grep -q "library scan finished" "$work/server.log" && break
+  grep -Eq "library( [0-9]+)? scan finished" "$work/server.log" && break
   sleep 0.25
 done
-grep -q "library scan finished" "$work/server.log" || fail "the boot scan did not finish within 30 s"
-grep "library scan finished" "$work/server.log" | grep -q " 0 errors" || fail "the boot scan reported errors"
-echo "check-package: boot scan: $(grep -o 'library scan finished.*' "$work/server.log")"
+grep -Eq "library( [0-9]+)? scan finished" "$work/server.log" || fail "the boot scan did not finish within 30 s"
+grep -E "library( [0-9]+)? scan finished" "$work/server.log" | grep -q " 0 errors" || fail "the boot scan reported errors"
+echo "check-package: boot scan: $(grep -Eo 'library( [0-9]+)? scan finished.*' "$work/server.log")"
 
 # The recommendation engine's worker (dist/engineWorker.js) answers through the installed server: the first
 # account registers (admin), and similar artists of a scanned album's artist are computed on the worker.

@@ -1,4 +1,16 @@
+import type { Command } from "commander"
+
 /** Parsed command-line flags: commands declare them, actions read them; both import this file, not each other. */
+
+/**
+ * Adds the flags every command that can talk to a running server takes. Here, not beside the SDK
+ * in remote.ts: registering the commands (and `--help`, `--version`) must not load the client.
+ */
+export const withRemoteFlags = (command: Command): Command =>
+  command
+    .option("--server <url>", "the running server (env TONEARM_SERVER; default: the one tonearm serve last started)")
+    .option("--token <token>", "an admin's bearer token (env TONEARM_TOKEN; default: the one tonearm login stored)")
+    .option("--json", "print JSON for scripts instead of a table", false)
 
 export interface ServerFlags {
   readonly port?: string
@@ -33,6 +45,11 @@ export interface CreateFlags extends AdminFlags {
 export interface LoginFlags extends RemoteFlags {
   readonly username?: string
   readonly dataDir?: string
+}
+
+/** `tonearm libraries add`. */
+export interface AddLibraryFlags extends RemoteFlags {
+  readonly name?: string
 }
 
 /** `tonearm missing purge`. */

@@ -2,6 +2,7 @@ import { Command } from "commander"
 import { registerBackup } from "./commands/backup.js"
 import { registerDiagnostics } from "./commands/diagnostics.js"
 import { registerImport } from "./commands/import.js"
+import { registerLibraries } from "./commands/libraries.js"
 import { registerLogin } from "./commands/login.js"
 import { registerMissing } from "./commands/missing.js"
 import { registerRebuild } from "./commands/rebuild.js"
@@ -22,6 +23,7 @@ export const makeProgram = (version: string) => {
   registerScan(program)
   registerImport(program)
   registerUsers(program)
+  registerLibraries(program)
   registerMissing(program)
   registerRebuild(program)
   registerTuning(program)

@@ -1,19 +1,11 @@
 import { FetchHttpClient } from "@effect/platform"
 import { anonymous, bearer, makeTonearmClient, type TonearmClient } from "@tonearm/client-sdk"
-import type { Command } from "commander"
 import { Effect, Option } from "effect"
 import { type StoredLogin, storedLogin } from "./credentials.js"
 import { CliError } from "./errors.js"
 import type { RemoteFlags } from "./flags.js"
 import { answers } from "./state.js"
 import { type LocateFlags, type Remote, requireServer } from "./target.js"
-
-/** Adds the flags every command that can talk to a running server takes. */
-export const withRemoteFlags = (command: Command): Command =>
-  command
-    .option("--server <url>", "the running server (env TONEARM_SERVER; default: the one tonearm serve last started)")
-    .option("--token <token>", "an admin's bearer token (env TONEARM_TOKEN; default: the one tonearm login stored)")
-    .option("--json", "print JSON for scripts instead of a table", false)
 
 /** A client on one server, and who it is signed in as (when known). */
 export interface Session {

@@ -151,6 +151,28 @@ describe("a CLI that finds its server", () => {
     expect((await tonearm(["missing", "purge", "--all"])).stdout.trim()).toBe("purged 0 missing tracks")
   }, 90_000)
 
+  it("libraries list, add (scanned at once), scan with each library's progress, remove", async () => {
+    const listed = await tonearm(["libraries", "list", "--json"])
+    expect(listed.code).toBe(0)
+    expect((JSON.parse(listed.stdout) as Array<{ id: number }>).map((library) => library.id)).toEqual([1])
+    const extra = freshDataDir("tonearm-cli-extra-")
+    fs.writeFileSync(path.join(extra, "three.wav"), silentWav(0.4))
+    const added = await tonearm(["libraries", "add", extra, "--name", "Extra"])
+    expect(added.code).toBe(0)
+    expect(added.stdout).toContain(`added library 2 (Extra) at ${extra}`)
+    const scanned = await tonearm(["libraries", "scan", "Extra"])
+    expect(scanned.code).toBe(0)
+    expect(scanned.stdout).toMatch(/^Extra: idle · 1 files · /m)
+    const all = await tonearm(["libraries", "list"])
+    expect(all.stdout).toMatch(/^2\s+Extra\s+1\s/m)
+    const unknown = await tonearm(["libraries", "remove", "Nope"])
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toContain("no library Nope")
+    const removed = await tonearm(["libraries", "remove", "2"])
+    expect(removed.code).toBe(0)
+    expect(removed.stdout).toContain("removed library 2 (Extra): its 1 tracks are missing")
+  }, 90_000)
+
   it("a scan that fails on the server exits 1 with the server's one-line reason", async () => {
     // Every file gone while tracks are indexed: the scan refuses to mark them all missing, and says why.
     for (const file of fs.readdirSync(library)) fs.rmSync(path.join(library, file))

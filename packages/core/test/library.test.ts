@@ -111,6 +111,9 @@ describe("artist credits (contract Library model)", () => {
 
   it("artist credits: the separator list is a setting", () => {
     expect(splitArtistText("Alice & Bob", [" & "]).map((c) => c.name)).toEqual(["Alice", "Bob"])
+    // Each list is its own (the pattern made for one list is never used for another).
+    expect(splitArtistText("Alice & Bob", [" x "]).map((c) => c.name)).toEqual(["Alice & Bob"])
+    expect(splitArtistText("Alice & Bob", ["   "]).map((c) => c.name)).toEqual(["Alice & Bob"])
     expect(splitArtistText("Alice feat. Bob", [])).toEqual([{ name: "Alice feat. Bob", role: "main" }])
   })
 

@@ -3,6 +3,7 @@ import fc from "fast-check"
 import {
   SEARCH_CLOSEST_MIN_LETTERS,
   SEARCH_DOCUMENT_MAX_BYTES,
+  searchDocumentMaker,
   searchDocumentOf,
   searchFieldsOf,
   searchKeyOf,
@@ -156,6 +157,19 @@ describe("search text (contract Library model, Search)", () => {
           expect(searchMatches(searchQueryOf(word), document.words)).toBe(true)
           expect(searchMatches(searchQueryOf([...word][0]!), document.words)).toBe(true)
         }
+      }),
+    )
+  })
+})
+
+describe("search documents made during a scan", () => {
+  it("a document maker that folds each field text once makes the same documents as searchDocumentOf", () => {
+    // Two texts kept at most: the memory is cleared and refilled while the property runs.
+    const make = searchDocumentMaker(2)
+    const texts = fc.constantFrom("AC/DC", "Don't Explain", "Sigur Rós", "Ágætis byrjun", "the the", "R&B", "")
+    fc.assert(
+      fc.property(fc.array(fc.oneof(texts, fc.string()), { maxLength: 5 }), (fields) => {
+        expect(make(fields)).toEqual(searchDocumentOf(fields))
       }),
     )
   })

@@ -5,22 +5,39 @@
  *
  *   pnpm bench:http [-- --tracks 100000] [--seed 1] [--library DIR] [--gen-library PATH] [--duration 10]
  *                   [--warmup 2] [--connections 1,16] [--routes FILE] [--only REGEX] [--sessions 1] [--fresh] [--json]
+ *                   [--libraries 2 [--hear 1]]
  *
  * The library is the project's synthetic generator's (`fixtures/synthetic.ts`), or an external generator script's
  * with `--gen-library PATH` or TONEARM_GEN_LIBRARY (`benchLibrary.ts`), generated once into
  * `<tmp>/tonearm-bench-<kind>-<tracks>-<seed>`; the server's data directory (database and scan) is kept in
  * `<tmp>/tonearm-bench-http-<kind>-<tracks>-<seed>` and reused by later runs (`--fresh` starts over), so only the
  * first run pays for the scan. Nothing is installed: without wrk the bench says how to get it and stops.
+ *
+ * `--libraries N` (issue 27) splits the library into N libraries (its top-level folders dealt out in turn, hard
+ * links in `<tmp>/tonearm-bench-split-N-<library>`), served with one `--library` each. The routes then run as the
+ * admin (every library: the single-library statements) or, with `--hear K`, as a listener given libraries 1..K (the
+ * access functions of migration 0024): compare with a run of one library at the same size.
  * See packages/server/bench/README.md for how to read the output.
  */
-import { type ChildProcess, execFile, spawn, spawnSync } from "node:child_process"
 import * as fs from "node:fs"
-import * as net from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import { parseArgs, promisify } from "node:util"
+import { parseArgs } from "node:util"
 import { benchLibrary, benchLibraryKind, genLibraryOption } from "./benchLibrary.js"
-import { type BenchRoute, DEFAULT_ROUTES, fillPlaceholders, HEALTHZ } from "./httpRoutes.js"
+import { type BenchRoute, DEFAULT_ROUTES } from "./httpRoutes.js"
+import {
+  checkWrk,
+  logRouteTable,
+  PASSWORD,
+  p99VsHealthz,
+  routePlaceholders,
+  runRoutes,
+  type ScanStatusJson,
+  sleep,
+  startServer,
+  statusMb,
+  USERNAME,
+} from "./httpSupport.js"
 
 const { values } = parseArgs({
   // `pnpm bench:http -- --flag` passes the `--` along: drop it, or every flag after it would be positional.
@@ -41,26 +58,18 @@ const { values } = parseArgs({
     sessions: { type: "string", default: "1" },
     bin: { type: "string" },
     json: { type: "boolean", default: false },
+    /** Split the library into this many libraries (issue 27). */
+    libraries: { type: "string", default: "1" },
+    /** Run the routes as a listener who hears libraries 1..K (default: the admin, who hears every library). */
+    hear: { type: "string" },
   },
   allowPositionals: true,
 })
 
 const log = (line: string) => (values.json ? process.stderr : process.stdout).write(`${line}\n`)
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const fail = (message: string): never => {
   console.error(`bench:http: ${message}`)
   process.exit(1)
-}
-
-const USERNAME = "bench"
-const PASSWORD = "bench-password-1"
-
-/** wrk is the load generator; the bench installs nothing itself. */
-const checkWrk = () => {
-  const probe = spawnSync("wrk", ["--version"], { encoding: "utf8" })
-  if (probe.error !== undefined) {
-    fail("wrk is not installed. Debian/Ubuntu: sudo apt-get install -y wrk; macOS: brew install wrk")
-  }
 }
 
 const genLibrary = genLibraryOption(values["gen-library"])
@@ -72,138 +81,52 @@ const libraryDir = (tracks: number): Promise<string> =>
     ? Promise.resolve(path.resolve(values.library))
     : benchLibrary({ tracks, seed: Number(values.seed), genLibrary, log, fail })
 
-/** The environment and node flags of the bin's `#!/usr/bin/env -S VAR=value node --flag` line. */
-const shebangOf = (bin: string): { readonly env: Record<string, string>; readonly flags: Array<string> } => {
-  const first = fs.readFileSync(bin, "utf8").split("\n", 1)[0] ?? ""
-  const tokens = first.startsWith("#!") ? first.slice(2).trim().split(/\s+/) : []
-  const node = tokens.indexOf("node")
-  const env: Record<string, string> = {}
-  for (const token of tokens.slice(0, Math.max(0, node))) {
-    const at = token.indexOf("=")
-    if (at > 0) env[token.slice(0, at)] = token.slice(at + 1)
-  }
-  return { env, flags: node < 0 ? [] : tokens.slice(node + 1).filter((flag) => flag.startsWith("--")) }
-}
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const server = net.createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as net.AddressInfo
-      server.close(() => resolve(port))
-    })
-    server.on("error", reject)
-  })
-
-/** A `/proc/<pid>/status` field in MB (VmRSS, VmHWM), or 0 once the process is gone. */
-const statusMb = (pid: number, field: string): number => {
-  try {
-    const match = fs.readFileSync(`/proc/${pid}/status`, "utf8").match(new RegExp(`^${field}:\\s+(\\d+) kB`, "m"))
-    return match === null ? 0 : Math.round(Number(match[1]) / 1024)
-  } catch {
-    return 0
+/** Every file under `from`, hard-linked (copied across devices) to the same place under `to`. */
+const linkTree = (from: string, to: string) => {
+  fs.mkdirSync(to, { recursive: true })
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name)
+    const target = path.join(to, entry.name)
+    if (entry.isDirectory()) linkTree(source, target)
+    else if (entry.isFile() && !fs.existsSync(target)) {
+      try {
+        fs.linkSync(source, target)
+      } catch {
+        fs.copyFileSync(source, target)
+      }
+    }
   }
 }
-
-interface WrkResult {
-  readonly requests: number
-  readonly durationSeconds: number
-  readonly p50Ms: number
-  readonly p90Ms: number
-  readonly p99Ms: number
-  readonly maxMs: number
-  readonly rps: number
-  /** Responses with status ≥ 400 (wrk's "status" errors). */
-  readonly httpErrors: number
-  /** connect + read + write + timeout. */
-  readonly socketErrors: number
-}
-
-const WRK_SCRIPT = `
-done = function(summary, latency, requests)
-  local e = summary.errors
-  io.write(string.format("WRK_JSON {\\"requests\\":%d,\\"duration_us\\":%d,\\"p50\\":%d,\\"p90\\":%d,\\"p99\\":%d,\\"max\\":%d,\\"connect\\":%d,\\"read\\":%d,\\"write\\":%d,\\"status\\":%d,\\"timeout\\":%d}\\n",
-    summary.requests, summary.duration, latency:percentile(50), latency:percentile(90), latency:percentile(99),
-    latency.max, e.connect, e.read, e.write, e.status, e.timeout))
-end
-`
-
-/** Words for `{word}` routes: every two-letter prefix, as search-as-you-type sends them. */
-const WORD_SLOT = "tonearmword"
-const WORDS = [..."abcdefghijklmnopqrstuvwxyz"].flatMap((a) => [..."abcdefghijklmnopqrstuvwxyz"].map((b) => a + b))
 
 /**
- * A wrk script that rotates the sessions' tokens per request and, with `words`, puts the next word in the
- * path where `{word}` was (`WORD_SLOT`): thread n of wrk's two takes the n-th half of them.
+ * The library split into `count` folders (issue 27): its top-level entries dealt out in turn, made once and reused.
+ * One library: the library itself.
  */
-const rotationScript = (
-  tokens: ReadonlyArray<string>,
-  words: boolean,
-) => `local tokens = { ${tokens.map((t) => JSON.stringify(t)).join(", ")} }
-local words = { ${(words ? WORDS : []).map((word) => JSON.stringify(word)).join(", ")} }
-local threads = 0
-function setup(thread)
-  thread:set("thread_index", threads)
-  threads = threads + 1
-end
-local i = 0
-request = function()
-  i = i + 1
-  local headers = nil
-  if #tokens > 1 then headers = { ["Authorization"] = "Bearer " .. tokens[(i % #tokens) + 1] } end
-  local path = wrk.path
-  if #words > 0 then
-    local half = math.floor(#words / 2)
-    local word = words[(thread_index or 0) * half + (i % half) + 1]
-    path = string.gsub(wrk.path, "${WORD_SLOT}", word, 1)
-  end
-  return wrk.format(nil, path, headers)
-end
-${WRK_SCRIPT}`
-
-const execFileAsync = promisify(execFile)
-
-const wrk = async (
-  url: string,
-  connections: number,
-  seconds: number,
-  headers: Record<string, string>,
-  script: string,
-) => {
-  const args = [
-    ...["-t", String(Math.min(2, connections)), "-c", String(connections), "-d", `${seconds}s`],
-    ...["--timeout", "10s", "-s", script],
-    ...Object.entries(headers).flatMap(([name, value]) => ["-H", `${name}: ${value}`]),
-    url,
-  ]
-  const { stdout: out } = await execFileAsync("wrk", args, { encoding: "utf8", maxBuffer: 16 * 1024 * 1024 })
-  const line = out.split("\n").find((candidate) => candidate.startsWith("WRK_JSON "))
-  if (line === undefined) throw new Error(`wrk printed no summary:\n${out}`)
-  const r = JSON.parse(line.slice("WRK_JSON ".length)) as Record<string, number>
-  const durationSeconds = r.duration_us! / 1e6
-  return {
-    requests: r.requests!,
-    durationSeconds,
-    p50Ms: r.p50! / 1000,
-    p90Ms: r.p90! / 1000,
-    p99Ms: r.p99! / 1000,
-    maxMs: r.max! / 1000,
-    rps: r.requests! / durationSeconds,
-    httpErrors: r.status!,
-    socketErrors: r.connect! + r.read! + r.write! + r.timeout!,
-  } satisfies WrkResult
-}
-
-interface ScanStatusJson {
-  readonly state: string
-  readonly started_at: string | null
-  readonly finished_at: string | null
-  readonly files_seen: number
-  readonly added: number
-  readonly errors: number
+const splitLibrary = (library: string, count: number): ReadonlyArray<string> => {
+  if (count === 1) return [library]
+  const home = path.join(os.tmpdir(), `tonearm-bench-split-${count}-${path.basename(library)}`)
+  const parts = Array.from({ length: count }, (_, at) => path.join(home, `library-${at + 1}`))
+  const done = path.join(home, ".complete")
+  if (fs.existsSync(done)) return parts
+  log(`splitting ${library} into ${count} libraries under ${home} (hard links)`)
+  fs.rmSync(home, { recursive: true, force: true })
+  const entries = fs.readdirSync(library, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))
+  entries.forEach((entry, at) => {
+    const part = parts[at % count]!
+    const source = path.join(library, entry.name)
+    if (entry.isDirectory()) linkTree(source, path.join(part, entry.name))
+    else if (entry.isFile()) {
+      fs.mkdirSync(part, { recursive: true })
+      fs.linkSync(source, path.join(part, entry.name))
+    }
+  })
+  for (const part of parts) fs.mkdirSync(part, { recursive: true })
+  fs.writeFileSync(done, "")
+  return parts
 }
 
 const main = async () => {
-  checkWrk()
+  checkWrk(fail)
   const tracks = Number(values.tracks)
   if (!Number.isInteger(tracks) || tracks < 1) fail("--tracks must be a positive integer")
   const bin = path.resolve(values.bin ?? path.join("packages", "cli", "dist", "bin.js"))
@@ -218,92 +141,31 @@ const main = async () => {
   const seconds = Number(values.duration)
   const warmup = Number(values.warmup)
   const library = await libraryDir(tracks)
+  const libraryCount = Number(values.libraries)
+  if (!Number.isInteger(libraryCount) || libraryCount < 1) fail("--libraries must be a positive integer")
+  const heard = values.hear === undefined ? undefined : Number(values.hear)
+  if (heard !== undefined && (!Number.isInteger(heard) || heard < 1 || heard > libraryCount)) {
+    fail("--hear must be between 1 and --libraries")
+  }
+  const folders = splitLibrary(library, libraryCount)
 
   // Under /tmp, mode 0755: as root the embedded PostgreSQL runs as the 'postgres' OS user, which must reach it.
   const home = path.join(
     os.tmpdir(),
-    `tonearm-bench-http-${libraryKind}-${values.library === undefined ? tracks : "custom"}-${values.seed}`,
+    `tonearm-bench-http-${libraryKind}-${values.library === undefined ? tracks : "custom"}-${values.seed}` +
+      (libraryCount === 1 ? "" : `-libraries-${libraryCount}`),
   )
   if (values.fresh || values.library !== undefined) fs.rmSync(home, { recursive: true, force: true })
   fs.mkdirSync(home, { recursive: true })
   fs.chmodSync(home, 0o755)
   const reused = fs.existsSync(path.join(home, "data", "postgres"))
 
-  const shebang = shebangOf(bin)
-  const env: NodeJS.ProcessEnv = { ...process.env, ...shebang.env, TONEARM_LOG_LEVEL: "warning" }
-  delete env.TONEARM_DATABASE_URL
-  const port = await freePort()
-  const bootedAt = Date.now()
-  const base = `http://127.0.0.1:${port}`
-  const server: ChildProcess = spawn(
-    process.execPath,
-    [
-      ...shebang.flags,
-      bin,
-      "serve",
-      ...["--port", String(port), "--host", "127.0.0.1"],
-      ...["--data-dir", path.join(home, "data"), "--library", library],
-    ],
-    { env, stdio: ["ignore", "inherit", "pipe"] },
-  )
-  // The server's log: passed through, and every ERROR counted (issue 15: client disconnects logged as errors).
-  let errorLines = 0
-  const errorSamples: Array<string> = []
-  let pending = ""
-  server.stderr?.on("data", (chunk: Buffer) => {
-    process.stderr.write(chunk)
-    pending += chunk.toString("utf8")
-    const lines = pending.split("\n")
-    pending = lines.pop() ?? ""
-    for (const line of lines) {
-      // The pretty logger ("[12:00:00.000] ERROR (#12): ...") or logfmt ("level=ERROR").
-      if (/^\[[^\]]*\] (ERROR|FATAL) |level=(ERROR|FATAL)\b/.test(line)) {
-        errorLines++
-        if (errorSamples.length < 3) errorSamples.push(line.slice(0, 300))
-      }
-    }
-  })
-  const stop = () =>
-    new Promise<void>((resolve) => {
-      if (server.exitCode !== null || server.signalCode !== null) return resolve()
-      server.once("exit", () => resolve())
-      server.kill("SIGINT")
-      setTimeout(() => server.kill("SIGKILL"), 30_000).unref()
-    })
-  process.once("SIGINT", () => void stop().then(() => process.exit(130)))
+  const server = await startServer({ bin, dataDir: path.join(home, "data"), folders })
+  const { call, bootedAt } = server
 
   try {
-    const call = async <A = unknown>(method: string, route: string, token?: string, body?: unknown) => {
-      const send = () =>
-        fetch(`${base}${route}`, {
-          method,
-          headers: {
-            ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
-            ...(body === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: body === undefined ? undefined : JSON.stringify(body),
-        })
-      // A GET on a kept-alive connection the server is closing at that instant (ECONNRESET) is simply sent again.
-      const response = await send().catch((error) => {
-        if (method !== "GET") throw error
-        return sleep(500).then(send)
-      })
-      const text = await response.text()
-      if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text.slice(0, 200)}`)
-      return (text === "" ? undefined : JSON.parse(text)) as A
-    }
-    for (let attempt = 0; ; attempt++) {
-      if (server.exitCode !== null) throw new Error("the server exited during boot")
-      try {
-        await call("GET", "/healthz")
-        break
-      } catch (error) {
-        if (attempt > 480) throw error
-        await sleep(250)
-      }
-    }
     const credentials = { username: USERNAME, password: PASSWORD }
-    const { token } = reused
+    const { token: adminToken } = reused
       ? await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)
       : await call<{ token: string }>("POST", "/api/auth/register", undefined, credentials)
 
@@ -312,102 +174,46 @@ const main = async () => {
     const scanStarted = performance.now()
     let status: ScanStatusJson
     for (;;) {
-      status = await call<ScanStatusJson>("GET", "/api/admin/scan", token)
+      status = await call<ScanStatusJson>("GET", "/api/admin/scan", adminToken)
       const sinceBoot = status.started_at !== null && Date.parse(status.started_at) >= bootedAt - 1000
       if (status.state !== "running" && status.finished_at !== null && sinceBoot) break
       if (status.state !== "running" && performance.now() - scanStarted > (reused ? 3_000 : 60_000)) break
       await sleep(1000)
     }
+    // Several libraries: each scans on its own; the files are their sum.
+    if (status.libraries !== undefined && status.libraries.length > 1) {
+      status = { ...status, files_seen: status.libraries.reduce((sum, one) => sum + one.files_seen, 0) }
+    }
+    // The routes' caller: the admin (every library), or a listener given libraries 1..K (`--hear`).
+    const listener = { username: `${USERNAME}-listener`, password: PASSWORD }
+    if (heard !== undefined) {
+      const users = await call<Array<{ id: string; username: string }>>("GET", "/api/admin/users", adminToken)
+      const id =
+        users.find((user) => user.username === listener.username)?.id ??
+        (await call<{ user: { id: string } }>("POST", "/api/admin/users", adminToken, listener)).user.id
+      const ids = Array.from({ length: heard }, (_, at) => at + 1)
+      await call("PUT", `/api/admin/users/${id}/libraries`, adminToken, { library_ids: ids })
+      log(`routes run as ${listener.username}, who hears libraries ${ids.join(", ")} of ${libraryCount}`)
+    }
+    const caller = heard === undefined ? credentials : listener
+    const token =
+      heard === undefined
+        ? adminToken
+        : (await call<{ token: string }>("POST", "/api/auth/login", undefined, listener)).token
     log(
       `scan: ${status.files_seen} files, ${status.added} added, ${status.errors} errors, waited ${((performance.now() - scanStarted) / 1000).toFixed(1)} s${reused ? " (reused data directory: the last scan's figures)" : ""}`,
     )
 
-    // Placeholders: an album with a cover, its artist and first track, the most common genre.
-    const genres = await call<Array<{ genre: string; track_count: number }>>("GET", "/api/library/genres", token)
-    const genre =
-      genres.find((row) => row.genre === "Rock")?.genre ??
-      [...genres].sort((a, b) => b.track_count - a.track_count)[0]?.genre ??
-      "Rock"
-    const albums = await call<{ items: Array<{ id: string; artist_id: string; cover_url: string | null }> }>(
-      "GET",
-      "/api/library/albums?limit=50&sort=title",
-      token,
-    )
-    const album = albums.items.find((item) => item.cover_url !== null) ?? albums.items[0]
-    if (album === undefined) throw new Error("the library has no albums")
-    const detail = await call<{ tracks: Array<{ id: string; title: string; artists: Array<{ name: string }> }> }>(
-      "GET",
-      `/api/albums/${album.id}`,
-      token,
-    )
-    // Search words from that track as someone would type them: an artist's word and a title's, and a typo of the
-    // longest word (two letters swapped, so that nothing matches and the closest items are the answer).
-    const wordsOf = (text: string) => text.split(/[^\p{L}\p{N}']+/u).filter((word) => word !== "")
-    const first = detail.tracks[0]
-    const artistWords = wordsOf(first?.artists[0]?.name ?? "")
-    const titleWords = wordsOf(first?.title ?? "")
-    const artistTitle = `${artistWords[0] ?? "the"} ${titleWords[0] ?? "love"}`.toLowerCase()
-    const longest = [...artistWords, ...titleWords].reduce((a, b) => (b.length > a.length ? b : a), "")
-    const typed = longest.length >= 5 ? longest : "beyonce"
-    const typo = `${typed.slice(0, 1)}${typed.slice(2, 3)}${typed.slice(1, 2)}${typed.slice(3)}`.toLowerCase()
-    log(`search words: artist+title "${artistTitle}", typo "${typo}" (of "${typed}")`)
-    // An OpenSubsonic API key for the `/rest` routes ({apiKey}); empty on a server without the route.
-    const apiKey = await call<{ key: string }>("POST", "/api/me/api-keys", token, { name: "bench" }).then(
-      (created) => created.key,
-      () => "",
-    )
-    // The library's largest artists (issue 31): the one with most albums of their own, the one credited on the most
-    // tracks, and Various Artists: their pages walk the most credits.
-    const everyArtist: Array<{ id: string; name: string; album_count: number; track_count: number }> = []
-    for (let offset = 0; ; offset += 500) {
-      const page = await call<{ items: typeof everyArtist; total: number }>(
-        "GET",
-        `/api/library/artists?limit=500&offset=${offset}`,
-        token,
-      )
-      everyArtist.push(...page.items)
-      if (page.items.length === 0 || everyArtist.length >= page.total) break
-    }
-    const largest = (key: "album_count" | "track_count", skip?: string) =>
-      everyArtist.filter((artist) => artist.id !== skip).reduce((a, b) => (b[key] > a[key] ? b : a), everyArtist[0]!)
-    const various = everyArtist.find((artist) => artist.name === "Various Artists") ?? everyArtist[0]!
-    const mostAlbums = largest("album_count", various.id)
-    const mostTracks = largest("track_count", various.id)
-    log(
-      `largest artists: ${mostAlbums.name} (${mostAlbums.album_count} albums), ${mostTracks.name} (${mostTracks.track_count} tracks), ${various.name} (${various.album_count} albums)`,
-    )
-    const placeholders: Record<string, string> = {
-      mostAlbumsArtistId: mostAlbums.id,
-      mostTracksArtistId: mostTracks.id,
-      variousArtistsId: various.id,
-      apiKey,
-      albumId: album.id,
-      artistId: album.artist_id,
-      trackId: first?.id ?? "",
-      genre: encodeURIComponent(genre),
-      artistTitle: encodeURIComponent(artistTitle),
-      typo: encodeURIComponent(typo),
-      username: USERNAME,
-      password: PASSWORD,
-      token,
-    }
+    const placeholders = await routePlaceholders(call, token, log)
 
     // Every authenticated request touches its session's row: with one session, concurrent requests queue on its
     // lock; `--sessions N` logs in N times and rotates them, as N devices would.
     const sessions = Math.max(1, Number(values.sessions))
     const tokens = [token]
     while (tokens.length < sessions) {
-      tokens.push((await call<{ token: string }>("POST", "/api/auth/login", undefined, credentials)).token)
+      tokens.push((await call<{ token: string }>("POST", "/api/auth/login", undefined, caller)).token)
     }
-    const script = path.join(home, "report.lua")
-    fs.writeFileSync(script, WRK_SCRIPT)
-    const rotating = path.join(home, "report-sessions.lua")
-    fs.writeFileSync(rotating, rotationScript(tokens, false))
-    // `{word}` routes: each wrk thread walks its own half of the words, so no answer is asked for twice within
-    // any cache's reach (a search never repeats: what a cold query costs).
-    const rotatingWords = path.join(home, "report-words.lua")
-    fs.writeFileSync(rotatingWords, rotationScript(tokens, true))
-    const pid = server.pid!
+    const pid = server.pid
     const idleRssMb = statusMb(pid, "VmRSS")
     log(
       `server pid ${pid}, ${idleRssMb} MB RSS before the load; wrk ${seconds} s per route after ${warmup} s warm-up; ${sessions} session${sessions === 1 ? "" : "s"}`,
@@ -418,87 +224,30 @@ const main = async () => {
       log(`warning: load average ${loadBefore.toFixed(1)} on ${os.availableParallelism()} cores: other work is running`)
     }
 
-    interface Row extends WrkResult {
-      readonly route: string
-      readonly path: string
-      readonly connections: number
-      readonly status: number
-      readonly rssMb: number
-      readonly errorLogLines: number
-    }
-    const rows: Array<Row> = []
-    for (const route of [HEALTHZ, ...selected]) {
-      const routePath = fillPlaceholders(route.path, { ...placeholders, word: WORD_SLOT })
-      const headers: Record<string, string> = {}
-      const bearer = route.auth !== "none"
-      // The check request carries the first token; wrk's runs rotate them (the Lua script sets the header).
-      const runScript = route.path.includes("{word}") ? rotatingWords : bearer && sessions > 1 ? rotating : script
-      if (bearer && sessions === 1) headers.Authorization = `Bearer ${token}`
-      for (const [name, value] of Object.entries(route.headers ?? {}))
-        headers[name] = fillPlaceholders(value, placeholders)
-      // One request first: a route that does not answer 2xx is reported, not measured as if it were fast.
-      const check = await fetch(`${base}${routePath}`, {
-        headers: bearer ? { ...headers, Authorization: `Bearer ${token}` } : headers,
-      })
-      await check.arrayBuffer()
-      for (const connections of levels) {
-        if (warmup > 0) await wrk(`${base}${routePath}`, connections, warmup, headers, runScript)
-        const errorsBefore = errorLines
-        let rssMb = statusMb(pid, "VmRSS")
-        const sampler = setInterval(() => {
-          rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
-        }, 250)
-        const result = await wrk(`${base}${routePath}`, connections, seconds, headers, runScript)
-        clearInterval(sampler)
-        rssMb = Math.max(rssMb, statusMb(pid, "VmRSS"))
-        rows.push({
-          ...result,
-          route: route.name,
-          path: routePath,
-          connections,
-          status: check.status,
-          rssMb,
-          errorLogLines: errorLines - errorsBefore,
-        })
-        log(
-          `  ${route.name.padEnd(16)} c=${String(connections).padEnd(3)} p50 ${result.p50Ms.toFixed(2).padStart(8)} ms  p99 ${result.p99Ms.toFixed(2).padStart(8)} ms  ${result.rps.toFixed(0).padStart(6)} req/s  errors ${result.httpErrors}+${result.socketErrors}${check.status >= 300 ? `  (check answered ${check.status})` : ""}`,
-        )
-      }
-    }
+    const rows = await runRoutes({
+      server,
+      routes: selected,
+      placeholders,
+      tokens,
+      levels,
+      seconds,
+      warmup,
+      workDir: home,
+      log,
+    })
 
-    // The table: each route's figures in ms and as a ratio to /healthz at the same connection count.
-    const healthz = new Map(rows.filter((row) => row.route === HEALTHZ.name).map((row) => [row.connections, row]))
-    const ratio = (value: number, of: number | undefined) =>
-      of === undefined || of === 0 ? "-" : `${(value / of).toFixed(1)}×`
     log("")
     log(
       `${status.files_seen} tracks. ms (× /healthz at the same connections, same run); errors = HTTP ≥400 + socket errors; RSS = the server's peak during the route`,
     )
-    const columns = levels.flatMap((c) => [`c=${c} p50`, `c=${c} p99`, `c=${c} req/s`])
-    log(`| route | ${columns.join(" | ")} | errors | RSS MB |`)
-    log(`|---|${columns.map(() => "---|").join("")}---|---|`)
-    for (const route of [HEALTHZ, ...selected]) {
-      const mine = rows.filter((row) => row.route === route.name)
-      const cells = levels.flatMap((connections) => {
-        const row = mine.find((candidate) => candidate.connections === connections)
-        if (row === undefined) return ["", "", ""]
-        const base = healthz.get(connections)
-        return [
-          `${row.p50Ms.toFixed(2)} (${ratio(row.p50Ms, base?.p50Ms)})`,
-          `${row.p99Ms.toFixed(2)} (${ratio(row.p99Ms, base?.p99Ms)})`,
-          row.rps.toFixed(0),
-        ]
-      })
-      const errors = mine.reduce((sum, row) => sum + row.httpErrors + row.socketErrors, 0)
-      const rss = Math.max(0, ...mine.map((row) => row.rssMb))
-      log(`| ${route.name} | ${cells.join(" | ")} | ${errors} | ${rss} |`)
-    }
+    logRouteTable(rows, selected, levels, log)
     const loadAfter = os.loadavg()[0]!
     log(
       `load average (1 min): ${loadBefore.toFixed(1)} before the load, ${loadAfter.toFixed(1)} after, on ${os.availableParallelism()} cores`,
     )
     const peakRssMb = statusMb(pid, "VmHWM")
     log(`server RSS: ${idleRssMb} MB before the load, ${statusMb(pid, "VmRSS")} MB after, ${peakRssMb} MB peak (VmHWM)`)
+    const { lines: errorLines, samples: errorSamples } = server.errors
     log(
       errorLines === 0
         ? "server log: no ERROR line during the run"
@@ -509,6 +258,8 @@ const main = async () => {
         JSON.stringify({
           tracks: status.files_seen,
           library,
+          libraries: libraryCount,
+          heard: heard ?? libraryCount,
           duration: seconds,
           sessions,
           warmup,
@@ -520,14 +271,13 @@ const main = async () => {
             connections,
             checkStatus,
             ...figures,
-            p99VsHealthz:
-              (healthz.get(connections)?.p99Ms ?? 0) === 0 ? null : figures.p99Ms / healthz.get(connections)!.p99Ms,
+            p99VsHealthz: p99VsHealthz(rows, { route, path: routePath, connections, status: checkStatus, ...figures }),
           })),
         }),
       )
     }
   } finally {
-    await stop()
+    await server.stop()
   }
 }
 

@@ -23,6 +23,7 @@ import { parseArgs } from "node:util"
 import { Effect } from "effect"
 import { generateSyntheticLibrary } from "../fixtures/synthetic.js"
 import { benchDatabase, procStat } from "./benchSupport.js"
+import { shebangOf } from "./httpSupport.js"
 
 const TARGET_MB = 150
 
@@ -63,22 +64,6 @@ const libraryDir = async (): Promise<string> => {
     `library: generated ${generated.files} files (${(generated.bytes / 1e6).toFixed(1)} MB) in ${((performance.now() - started) / 1000).toFixed(1)} s into ${dir}`,
   )
   return dir
-}
-
-/**
- * The environment and node flags of the bin's `#!/usr/bin/env -S VAR=value node --flag` line, so the server runs
- * as the installed command would.
- */
-const shebangOf = (bin: string): { readonly env: Record<string, string>; readonly flags: Array<string> } => {
-  const first = fs.readFileSync(bin, "utf8").split("\n", 1)[0] ?? ""
-  const tokens = first.startsWith("#!") ? first.slice(2).trim().split(/\s+/) : []
-  const node = tokens.indexOf("node")
-  const env: Record<string, string> = {}
-  for (const token of tokens.slice(0, Math.max(0, node))) {
-    const at = token.indexOf("=")
-    if (at > 0) env[token.slice(0, at)] = token.slice(at + 1)
-  }
-  return { env, flags: node < 0 ? [] : tokens.slice(node + 1).filter((flag) => flag.startsWith("--")) }
 }
 
 const freePort = () =>

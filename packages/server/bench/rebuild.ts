@@ -36,6 +36,7 @@ import { makeDatabaseLive, pgClientLayer } from "../src/db/Database.js"
 import { HttpAppLive } from "../src/main.js"
 import { RebuildScheduler } from "../src/recommendations/RebuildScheduler.js"
 import { defaultEngineWorkers, engineProcessIds } from "../src/recommendations/RecommendationEngineWorker.js"
+import { listenerPlays, listenerUsers } from "./benchListeners.js"
 import { benchDatabase, benchSettings, procStat } from "./benchSupport.js"
 
 const { values } = parseArgs({
@@ -219,8 +220,6 @@ const cpuBetween = (
   return rows
 }
 
-const ZONES = ["UTC", "Europe/Paris", "America/New_York", "Asia/Kolkata", "Europe/Helsinki", "Asia/Tokyo"]
-
 /** The synthetic library, users and plays, inserted by PostgreSQL itself (deterministic ids from md5). */
 const seed = (users: number, playsPerUser: number, tracks: number) =>
   Effect.gen(function* () {
@@ -248,32 +247,20 @@ const seed = (users: number, playsPerUser: number, tracks: number) =>
              'Genre ' || ((t / 12)::bigint * ${artists} / ${albums}) % 80 || '; Genre ' || ((t / 12)::bigint * ${artists} / ${albums} + 1) % 80,
              'mp3', now() - (((t / 12) % 1000) || ' days')::interval, now()
       FROM generate_series(0, ${tracks - 1}) t`)
-    yield* sql.unsafe(`
-      INSERT INTO users (id, username, password_hash, timezone, created_at, updated_at)
-      SELECT md5('user' || u)::uuid, 'listener' || u, 'x', (ARRAY['${ZONES.join("','")}'])[1 + u % ${ZONES.length}],
-             now() - interval '400 days', now()
-      FROM generate_series(0, ${users - 1}) u`)
+    yield* sql.unsafe(listenerUsers(users))
     log(
       `seeded ${tracks} tracks, ${albums} albums, ${artists} artists, ${users} users in ${((performance.now() - started) / 1000).toFixed(1)} s`,
     )
-    // Each user's listening centres on a region of the library of their own (a cubed draw: a few favourite
-    // artists heard a lot, a long tail); plays spread over the past year.
-    const batch = 50
-    for (let from = 0; from < users; from += batch) {
-      yield* sql.unsafe(`
-        INSERT INTO play_events (user_id, track_id, artist_id, album_id, client_id, started_at, ended_at, duration_played_ms,
-                                 track_duration_ms, skipped, completion, device_class, created_at)
-        SELECT md5('user' || u)::uuid, md5('track' || idx)::uuid,
-               md5('artist' || ((idx / 12)::bigint * ${artists} / ${albums}))::uuid, md5('album' || (idx / 12))::uuid,
-               'bench', at, at + interval '3 minutes', CASE WHEN skip THEN 10000 ELSE 180000 END, 240000, skip,
-               CASE WHEN skip THEN random() * 0.1 ELSE 0.5 + random() * 0.5 END,
-               CASE WHEN random() < 0.6 THEN 'mobile' ELSE 'desktop' END, at
-        FROM (
-          SELECT u, ((u::bigint * 104729 + floor(${Math.min(tracks, 20000)} * power(random(), 3))::bigint) % ${tracks}) AS idx,
-                 now() - random() * interval '365 days' AS at, random() < 0.15 AS skip
-          FROM generate_series(${from}, ${Math.min(users, from + batch) - 1}) u, generate_series(1, ${playsPerUser}) i
-        ) p`)
-      if (!values.json) process.stdout.write(`\rplays: ${Math.min(users, from + batch) * playsPerUser}`)
+    // The plays name tracks by index (benchListeners.ts): here the synthetic rows' own numbering.
+    yield* sql.unsafe(`CREATE TABLE bench_track_index AS
+      SELECT t::int AS idx, md5('track' || t)::uuid AS track_id,
+             md5('artist' || ((t / 12)::bigint * ${artists} / ${albums}))::uuid AS artist_id, md5('album' || (t / 12))::uuid AS album_id
+      FROM generate_series(0, ${tracks - 1}) t`)
+    yield* sql.unsafe("ALTER TABLE bench_track_index ADD PRIMARY KEY (idx)")
+    const batches = listenerPlays(users, playsPerUser, tracks)
+    for (const [at, statement] of batches.entries()) {
+      yield* sql.unsafe(statement)
+      if (!values.json) process.stdout.write(`\rplays: ${Math.min(users, (at + 1) * 50) * playsPerUser}`)
     }
     if (!values.json) process.stdout.write("\n")
     // As a database is at 03:00 once autovacuum has caught up with the day: otherwise the vacuum of 5M fresh

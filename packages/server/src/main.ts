@@ -51,12 +51,14 @@ import {
 import { HomeHttpLive, HomeService } from "./home/index.js"
 import { accessLog } from "./http/accessLog.js"
 import { makeErrorEnvelopeLive } from "./http/errorEnvelope.js"
+import { IdleWriteTimeoutLive } from "./http/idleWrites.js"
 import { JsonCachingLive } from "./http/jsonCaching.js"
 import { makeRequestMetrics } from "./http/requestMetrics.js"
 import { SecurityHeadersLive } from "./http/securityHeaders.js"
 import { applyServerTimeouts } from "./http/serverTimeouts.js"
 import { lazySwaggerLayer } from "./http/swagger.js"
 import { WebAppLive } from "./http/webApp.js"
+import { Leases } from "./leases/index.js"
 import {
   AdminLibrariesHttpLive,
   BootScanLive,
@@ -65,6 +67,7 @@ import {
   CoversHttpLive,
   LibrariesBootLive,
   LibrariesService,
+  LibraryAccess,
   LibraryHttpLive,
   LibraryService,
   LibraryWatcherLive,
@@ -147,6 +150,8 @@ const FoundationServicesLive = Layer.mergeAll(
   TrustedProxies.Default,
   RequestAuthenticator.Default,
   LibraryService.Default,
+  // The caller's library set: the instance every repository reads through, so a change of access is seen at once.
+  LibraryAccess.Default,
   LyricsService.Default,
   CoverService.Default,
   ScanService.Default,
@@ -252,6 +257,8 @@ export const ServicesLive = Layer.mergeAll(
   Layer.provideMerge(ParsePool.layer()),
   Layer.provideMerge(CatalogRules.layer),
   Layer.provideMerge(StreamSecretLive),
+  // Which replica runs each background duty (issue 30): one instance shared by every service that leases.
+  Layer.provideMerge(Leases.Default),
 )
 
 /** Every JSON route of the contract, its middleware and the services behind them. */
@@ -326,6 +333,8 @@ export const HttpAppLive = Layer.mergeAll(
   MetricsHttpLive,
   JsonCachingLive,
   SecurityHeadersLive,
+  // A connection that takes no response bytes for TONEARM_IDLE_WRITE_TIMEOUT_MS is closed (its transcode freed).
+  IdleWriteTimeoutLive,
   // Runs queued history imports (one at a time per process); resumes a handed-back or stale one.
   ImportRunnerLive,
   // The configured folders become libraries (the first adopts an index made before libraries existed).

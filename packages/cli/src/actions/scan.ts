@@ -17,7 +17,10 @@ const printFailedFiles = (page: ScanErrorPage) =>
   Effect.sync(() => {
     if (page.total === 0) return
     console.log(`${page.total} ${page.total === 1 ? "file" : "files"} could not be indexed:`)
-    for (const failed of page.items) console.log(`  ${failed.path}: ${failed.message}`)
+    for (const failed of page.items)
+      console.log(
+        `  ${failed.library_id === 1 ? "" : `library ${failed.library_id}: `}${failed.path}: ${failed.message}`,
+      )
     if (page.total > page.items.length)
       console.log(
         `  … and ${page.total - page.items.length} more (GET /api/admin/scan/errors?offset=${page.items.length})`,

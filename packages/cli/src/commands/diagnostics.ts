@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { DiagnosticsExportFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type DiagnosticsExportFlags, withRemoteFlags } from "../flags.js"
 
 export const registerDiagnostics = (program: Command) => {
   const diagnostics = program

@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { ImportFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type ImportFlags, withRemoteFlags } from "../flags.js"
 import { withDatabaseFlags } from "./serve.js"
 
 export const registerImport = (program: Command) => {

@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { PurgeFlags, RemoteFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type PurgeFlags, type RemoteFlags, withRemoteFlags } from "../flags.js"
 
 const actions = () => import("../actions/missing.js")
 

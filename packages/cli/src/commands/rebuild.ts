@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { RebuildFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type RebuildFlags, withRemoteFlags } from "../flags.js"
 
 export const registerRebuild = (program: Command) => {
   withRemoteFlags(

@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { ScanFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type ScanFlags, withRemoteFlags } from "../flags.js"
 import { withDatabaseFlags } from "./serve.js"
 
 export const registerScan = (program: Command) => {

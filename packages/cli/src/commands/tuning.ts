@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { RemoteFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type RemoteFlags, withRemoteFlags } from "../flags.js"
 
 const actions = () => import("../actions/tuning.js")
 

@@ -1,6 +1,5 @@
 import type { Command } from "commander"
-import type { AdminFlags, CreateFlags } from "../flags.js"
-import { withRemoteFlags } from "../remote.js"
+import { type AdminFlags, type CreateFlags, withRemoteFlags } from "../flags.js"
 import { withDatabaseFlags } from "./serve.js"
 
 const actions = () => import("../actions/users.js")

@@ -41,6 +41,12 @@ import {
 /** Sign-in ways besides a password, for the sign-in page's buttons. */
 export class SignInOptions extends Schema.Class<SignInOptions>("SignInOptions")({
   oidc: Schema.NullOr(Schema.Struct({ name: Schema.String })),
+  /**
+   * Set when this request came through a trusted reverse proxy that names a user (TONEARM_PROXY_AUTH_HEADER): who,
+   * and whether the sign-in page may sign in as them on its own (false after an explicit sign-out in this browser:
+   * the page then offers a button instead of signing straight back in).
+   */
+  proxy: Schema.NullOr(Schema.Struct({ username: Schema.String, automatic: Schema.Boolean })),
 }) {}
 
 /** What an OpenID Connect provider sends back to the redirect URL (RFC 6749 §4.1.2). */
@@ -92,7 +98,7 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .addSuccess(SignInOptions)
       .annotate(
         OpenApi.Description,
-        "How the sign-in page may sign in besides a password: the OpenID Connect provider's name, or null.",
+        "How the sign-in page may sign in besides a password: the OpenID Connect provider's name, or null; the user a trusted reverse proxy names for this request (and whether to sign in as them without a click: not after an explicit sign-out), or null.",
       ),
   )
   .add(
@@ -115,6 +121,16 @@ export class AuthApi extends HttpApiGroup.make("auth")
       .annotate(
         OpenApi.Description,
         "The provider's redirect: checks state (single use, bound to this browser), PKCE and nonce, signs in as the linked account (created on first login, or linked by verified email), sets the session cookie and 302s to /. 400 invalid_request for a bad or replayed state or code.",
+      ),
+  )
+  .add(
+    HttpApiEndpoint.get("oidcLogout", "/api/auth/oidc/logout")
+      .addSuccess(HttpApiSchema.NoContent)
+      .addError(envelopeOf(NotFound))
+      .addError(envelopeOf(ServiceUnavailable))
+      .annotate(
+        OpenApi.Description,
+        "After POST /api/auth/logout, a browser signed in through OpenID Connect comes here: 302 to the provider's end_session_endpoint (RP-initiated logout, back to /) when it advertises one, else 302 to /. 404 when OpenID Connect is not configured.",
       ),
   )
   .add(

@@ -93,6 +93,78 @@ export const commonFolderOf = (paths: Iterable<string>): string => {
   return prefix ?? ""
 }
 
+/** One of our libraries as the import places files in it: its id and folder. */
+export interface NavidromeTarget {
+  readonly id: number
+  readonly folder: string
+}
+
+const slashed = (path: string) => path.replace(/\\/g, "/")
+
+/** Whether a path is absolute (`/music/…`, or `C:/…` from a Windows server). */
+export const isAbsoluteNavidromePath = (path: string): boolean => /^(?:\/|[A-Za-z]:[\\/])/.test(path)
+
+/**
+ * The library whose folder holds an absolute location (the deepest, should folders nest) and the location's path
+ * within it, `/`-separated. Undefined when no folder holds it (Navidrome saw the music mounted elsewhere).
+ */
+export const libraryHolding = (
+  location: string,
+  libraries: ReadonlyArray<NavidromeTarget>,
+): { readonly libraryId: number; readonly relative: string } | undefined => {
+  const path = slashed(location)
+  let best: { libraryId: number; relative: string; prefix: number } | undefined
+  for (const library of libraries) {
+    const prefix = `${slashed(library.folder).replace(/\/+$/, "")}/`
+    if (prefix.length > 1 && path.startsWith(prefix) && (best === undefined || prefix.length > best.prefix))
+      best = { libraryId: library.id, relative: path.slice(prefix.length), prefix: prefix.length }
+  }
+  return best === undefined ? undefined : { libraryId: best.libraryId, relative: best.relative }
+}
+
+/** Folder names, from the end, that two folders share (`/music` and `/srv/music` share 1). */
+export const sharedFolderTail = (left: string, right: string): number => {
+  const a = slashed(left)
+    .split("/")
+    .filter((part) => part !== "")
+  const b = slashed(right)
+    .split("/")
+    .filter((part) => part !== "")
+  let n = 0
+  while (n < a.length && n < b.length && a[a.length - 1 - n] === b[b.length - 1 - n]) n++
+  return n
+}
+
+/**
+ * Which of several libraries holding a file at the same relative path a Navidrome file is (the same album kept in
+ * two libraries): the library where most files of its Navidrome library were found without doubt (`votes`), else
+ * the one whose folder looks most like that Navidrome library's folder (`/srv/music` for `/music`), else the first.
+ */
+export const preferredLibrary = (
+  candidates: ReadonlyArray<number>,
+  votes: ReadonlyMap<number, number> | undefined,
+  navidromeFolder: string | undefined,
+  libraries: ReadonlyArray<NavidromeTarget>,
+): number => {
+  const sorted = [...new Set(candidates)].sort((a, b) => a - b)
+  const best = (score: (id: number) => number) => {
+    let found: { id: number; score: number } | undefined
+    for (const id of sorted) {
+      const value = score(id)
+      if (value > 0 && (found === undefined || value > found.score)) found = { id, score: value }
+    }
+    return found?.id
+  }
+  const folderOf = new Map(libraries.map((library) => [library.id, library.folder]))
+  return (
+    best((id) => votes?.get(id) ?? 0) ??
+    (navidromeFolder === undefined
+      ? undefined
+      : best((id) => sharedFolderTail(folderOf.get(id) ?? "", navidromeFolder))) ??
+    sorted[0]!
+  )
+}
+
 /** An artist name as the import compares it: search-folded words, without a leading "the". */
 export const artistKeyOf = (name: string): string => {
   const words = searchWordsOf(name)

@@ -42,21 +42,35 @@ const dedupe = (credits: ReadonlyArray<Credit>): Array<Credit> => {
   return [...seen.values()]
 }
 
+/** Each separator list's pattern, made once: a scan splits two or three artist texts per file. */
+const separatorPatterns = new WeakMap<ReadonlyArray<string>, RegExp | undefined>()
+
+/** One pattern matching any of the separators (captured, so a split keeps them), or none when all are blank. */
+const separatorPatternOf = (separators: ReadonlyArray<string>): RegExp | undefined => {
+  if (separatorPatterns.has(separators)) return separatorPatterns.get(separators)
+  const usable = separators.filter((separator) => separator.trim() !== "")
+  // Longest first, so `featuring` is not read as a shorter separator inside it.
+  const pattern =
+    usable.length === 0
+      ? undefined
+      : new RegExp(
+          `(${[...usable]
+            .sort((a, b) => b.length - a.length)
+            .map(escape)
+            .join("|")})`,
+          "i",
+        )
+  separatorPatterns.set(separators, pattern)
+  return pattern
+}
+
 /** Splits one artist text on the separators: `Alice feat. Bob; Carol` → Alice (main), Bob, Carol (featured). */
 export const splitArtistText = (
   text: string,
   separators: ReadonlyArray<string> = DEFAULT_ARTIST_SEPARATORS,
 ): Array<Credit> => {
-  const usable = separators.filter((separator) => separator.trim() !== "")
-  if (usable.length === 0) return dedupe([{ name: cleanName(text), role: "main" }])
-  // Longest first, so `featuring` is not read as a shorter separator inside it.
-  const pattern = new RegExp(
-    `(${[...usable]
-      .sort((a, b) => b.length - a.length)
-      .map(escape)
-      .join("|")})`,
-    "i",
-  )
+  const pattern = separatorPatternOf(separators)
+  if (pattern === undefined) return dedupe([{ name: cleanName(text), role: "main" }])
   const parts = ` ${cleanName(text)} `.split(pattern)
   const credits: Array<Credit> = []
   let role: CreditRole = "main"

@@ -4,17 +4,36 @@ import { IntFromQuery } from "../http/queryNumbers.js"
 export const ScanState = Schema.Literal("idle", "running", "failed")
 export type ScanState = typeof ScanState.Type
 
-/** GET /api/admin/scan (contract): the current or last scan. */
-export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
+/**
+ * A scan's figures, the same in the whole status and in each library's. `removed`: tracks the scan marked missing
+ * (their files vanished); they are kept, hidden, until they return or are purged.
+ */
+const scanFigures = {
   state: ScanState,
   started_at: Schema.NullOr(Schema.DateTimeUtc),
   finished_at: Schema.NullOr(Schema.DateTimeUtc),
   files_seen: Schema.Int,
   added: Schema.Int,
   updated: Schema.Int,
-  /** Tracks this scan marked missing (their files vanished); they are kept, hidden, until they return or are purged. */
   removed: Schema.Int,
   errors: Schema.Int,
+}
+
+/** One library's current or last scan (issue 27): the same figures as the scan status, for that library. */
+export class LibraryScanStatus extends Schema.Class<LibraryScanStatus>("LibraryScanStatus")({
+  library_id: Schema.Int,
+  name: Schema.String,
+  ...scanFigures,
+  message: Schema.NullOr(Schema.String),
+  skipped: Schema.Int,
+}) {}
+
+/**
+ * GET /api/admin/scan (contract): the current or last scan of any library, and (`libraries`) each present
+ * library's own. While one library scans the top level reports that scan ("running").
+ */
+export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
+  ...scanFigures,
   /**
    * Why the last scan failed, in one line (e.g. a library folder that holds no audio files while the index
    * holds tracks: nothing was marked missing); null otherwise. Absent from older servers' answers.
@@ -25,6 +44,8 @@ export class ScanStatus extends Schema.Class<ScanStatus>("ScanStatus")({
    * `TONEARM_SCAN_IGNORE` list; a skipped folder counts once, its contents are not looked at. 0 from older servers.
    */
   skipped: Schema.optionalWith(Schema.Int, { default: () => 0 }),
+  /** Each present library's scan, by library id (issue 27). Absent from older servers' answers. */
+  libraries: Schema.optionalWith(Schema.Array(LibraryScanStatus), { default: () => [] }),
 }) {}
 
 export const StartScanRequest = Schema.Struct({ full: Schema.optional(Schema.Boolean) })
@@ -41,8 +62,9 @@ export const ScanErrorsQuery = Schema.Struct({
 })
 export type ScanErrorsQuery = typeof ScanErrorsQuery.Type
 
-/** A library file the last scans could not index, and why (its path is relative to the library folder). */
+/** A library file the last scans could not index, and why (its path is relative to its library's folder). */
 export class ScanFileError extends Schema.Class<ScanFileError>("ScanFileError")({
+  library_id: Schema.Int,
   path: Schema.String,
   message: Schema.String,
   size_bytes: Schema.NonNegativeInt,

@@ -109,10 +109,39 @@ const joinedWithin = (items: ReadonlyArray<string>, separator: string) => {
   return kept.length === 0 ? "" : `${separator}${kept.join(separator)}${separator}`
 }
 
-export const searchDocumentOf = (fields: ReadonlyArray<string>): SearchDocument => ({
-  words: joinedWithin([...new Set(fields.flatMap(searchWordsOf))], " "),
-  fields: joinedWithin([...new Set(fields.flatMap(searchFieldsOf))], "|"),
+const documentWith = (
+  fields: ReadonlyArray<string>,
+  wordsOf: (text: string) => ReadonlyArray<string>,
+  formsOf: (text: string) => ReadonlyArray<string>,
+): SearchDocument => ({
+  words: joinedWithin([...new Set(fields.flatMap(wordsOf))], " "),
+  fields: joinedWithin([...new Set(fields.flatMap(formsOf))], "|"),
 })
+
+export const searchDocumentOf = (fields: ReadonlyArray<string>): SearchDocument =>
+  documentWith(fields, searchWordsOf, searchFieldsOf)
+
+/**
+ * `searchDocumentOf` that folds each distinct field text once while it keeps at most `kept` of them: a scan makes
+ * a document per track from the same album title and artist names a dozen times over.
+ */
+export const searchDocumentMaker = (kept = 4_096): ((fields: ReadonlyArray<string>) => SearchDocument) => {
+  const remembered = <A>(of: (text: string) => A) => {
+    const seen = new Map<string, A>()
+    return (text: string): A => {
+      let found = seen.get(text)
+      if (found === undefined) {
+        if (seen.size >= kept) seen.clear()
+        found = of(text)
+        seen.set(text, found)
+      }
+      return found
+    }
+  }
+  const wordsOf = remembered(searchWordsOf)
+  const formsOf = remembered(searchFieldsOf)
+  return (fields) => documentWith(fields, wordsOf, formsOf)
+}
 
 /**
  * A query as the search compares it: its folded words in order (no joined forms: `ac/dc` asks for `ac` and

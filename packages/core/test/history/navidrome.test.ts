@@ -2,10 +2,14 @@ import { describe, expect, it } from "@effect/vitest"
 import {
   artistKeyOf,
   commonFolderOf,
+  isAbsoluteNavidromePath,
+  libraryHolding,
   libraryRelativePath,
   NAVIDROME_MAX_PLAYS_PER_TRACK,
   NAVIDROME_PLAY_SPACING_MS,
   parseNavidromeTime,
+  preferredLibrary,
+  sharedFolderTail,
   spreadPlays,
 } from "../../src/history/navidrome.js"
 
@@ -68,5 +72,50 @@ describe("Navidrome import rules", () => {
     expect(artistKeyOf("The Velvet Ferns")).toBe(artistKeyOf("velvet ferns"))
     expect(artistKeyOf("Zoë Müller")).toBe(artistKeyOf("Zoe Muller"))
     expect(artistKeyOf("The")).toBe("the")
+  })
+
+  const libraries = [
+    { id: 1, folder: "/srv/music" },
+    { id: 2, folder: "/srv/partner/" },
+    { id: 3, folder: "/srv/music/audiobooks" },
+  ]
+
+  it("places a file in the library whose folder holds it, the deepest folder first", () => {
+    expect(libraryHolding("/srv/partner/A/B/01.flac", libraries)).toEqual({ libraryId: 2, relative: "A/B/01.flac" })
+    expect(libraryHolding("/srv/music/audiobooks/X/1.mp3", libraries)).toEqual({ libraryId: 3, relative: "X/1.mp3" })
+    expect(libraryHolding("/srv/music/A/01.flac", libraries)).toEqual({ libraryId: 1, relative: "A/01.flac" })
+    // A folder name that merely starts the same is another folder.
+    expect(libraryHolding("/srv/musicals/A/01.flac", libraries)).toBeUndefined()
+    expect(libraryHolding("/music/A/01.flac", libraries)).toBeUndefined()
+    expect(libraryHolding("C:\\Music\\A\\01.flac", [{ id: 1, folder: "C:\\Music" }])).toEqual({
+      libraryId: 1,
+      relative: "A/01.flac",
+    })
+    expect(isAbsoluteNavidromePath("/music/a.flac")).toBe(true)
+    expect(isAbsoluteNavidromePath("C:\\Music\\a.flac")).toBe(true)
+    expect(isAbsoluteNavidromePath("Artist/a.flac")).toBe(false)
+  })
+
+  it("a file in several libraries at the same path: where its Navidrome library's other files were, else the folder that looks alike, else the first", () => {
+    expect(sharedFolderTail("/music", "/srv/music/")).toBe(1)
+    expect(sharedFolderTail("/data/partner", "/srv/music")).toBe(0)
+    // Votes win over folder names.
+    expect(
+      preferredLibrary(
+        [1, 2],
+        new Map([
+          [2, 5],
+          [1, 1],
+        ]),
+        "/music",
+        libraries,
+      ),
+    ).toBe(2)
+    // No votes: the folder whose trailing names match Navidrome's (`/partner` mounted at `/srv/partner`).
+    expect(preferredLibrary([1, 2], undefined, "/partner", libraries)).toBe(2)
+    expect(preferredLibrary([2, 1], new Map(), "/music", libraries)).toBe(1)
+    // Nothing to go by: the lowest library id.
+    expect(preferredLibrary([2, 1], undefined, "/elsewhere", libraries)).toBe(1)
+    expect(preferredLibrary([3, 2], undefined, undefined, libraries)).toBe(2)
   })
 })

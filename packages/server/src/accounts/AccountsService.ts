@@ -162,17 +162,17 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
 
     /** Unknown name and wrong password fail alike, after the same scrypt work. */
     const login = Effect.fn("AccountsService.login")(function* (input: LoginRequest, client: ClientInfo) {
-      yield* throttle.check(input.username, client.throttleAddresses)
+      const attempt = yield* throttle.begin(input.username, client.throttleAddresses)
       const user = yield* users.findByUsername(input.username.trim())
       const matches = yield* verifyPassword(
         input.password,
         Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
       )
       if (Option.isNone(user) || !matches) {
-        yield* throttle.recordFailure(input.username, client.throttleAddresses)
+        yield* throttle.failed(attempt)
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
-      yield* throttle.recordSuccess(input.username)
+      yield* throttle.succeeded(attempt)
       yield* upgradeHash(user.value.id, user.value.password_hash, input.password)
       const { token } = yield* sessions.issue(user.value.id, client)
       return { user: loginUser(user.value), token }
@@ -187,6 +187,8 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       password: string,
       clientAddresses: ReadonlyArray<string>,
     ) {
+      // Checked, not reserved: an app's requests with the right password come many at once (LoginThrottle.check).
+      // A wrong one is counted atomically afterwards, so a burst of guesses is verified at most once each.
       yield* throttle.check(username, clientAddresses)
       const user = yield* users.findByUsername(username.trim())
       const matches = yield* verifyPassword(
@@ -194,10 +196,10 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
         Option.match(user, { onNone: () => decoy, onSome: (found) => found.password_hash }),
       )
       if (Option.isNone(user) || !matches) {
-        yield* throttle.recordFailure(username, clientAddresses)
+        yield* Effect.flatMap(throttle.begin(username, clientAddresses), throttle.failed)
         return yield* new InvalidCredentials({ message: "wrong username or password" })
       }
-      yield* throttle.recordSuccess(username)
+      yield* throttle.succeeded({ username, addresses: clientAddresses, ids: [] })
       yield* upgradeHash(user.value.id, user.value.password_hash, password)
       return sessionUser(user.value)
     })
@@ -294,7 +296,7 @@ export class AccountsService extends Effect.Service<AccountsService>()("@tonearm
       usernameOrEmail: string,
       client: ClientInfo,
     ) {
-      yield* throttle.forgotFromAddress(client.clientAddress)
+      yield* throttle.forgotFromAddress(client.throttleAddresses)
       const deliver = Effect.gen(function* () {
         const user = yield* users.findByUsernameOrEmail(usernameOrEmail.trim())
         if (Option.isNone(user)) return

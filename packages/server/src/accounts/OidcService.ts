@@ -1,5 +1,5 @@
 import { InvalidRequest, NotFound, ServiceUnavailable } from "@tonearm/core"
-import { Clock, Effect, Redacted } from "effect"
+import { Clock, Effect, Option, Redacted } from "effect"
 import * as oidc from "openid-client"
 import { type OidcSettings, TonearmConfig } from "../config/TonearmConfig.js"
 import type { ClientInfo } from "../http/connection.js"
@@ -140,7 +140,25 @@ export class OidcService extends Effect.Service<OidcService>()("@tonearm/server/
         )
       })
 
-    return { providerName, start, finish } as const
+    /**
+     * Where a browser goes to end its session at the provider too (OpenID Connect RP-Initiated Logout 1.0): the
+     * provider's `end_session_endpoint` with our client id and `postLogoutRedirect` to come back to; None when the
+     * provider advertises none (only the local session ends). NotFound when OIDC is not configured.
+     */
+    const endSessionUrl = (postLogoutRedirect: string) =>
+      Effect.gen(function* () {
+        if (settings === undefined) return yield* notConfigured()
+        const configured = yield* configuration(settings)
+        if (configured.serverMetadata().end_session_endpoint === undefined) return Option.none<string>()
+        return Option.some(
+          oidc.buildEndSessionUrl(configured, {
+            client_id: settings.clientId,
+            post_logout_redirect_uri: postLogoutRedirect,
+          }).href,
+        )
+      })
+
+    return { providerName, start, finish, endSessionUrl } as const
   }),
   dependencies: [AccountsService.Default],
 }) {}

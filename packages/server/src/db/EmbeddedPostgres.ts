@@ -6,7 +6,7 @@ import * as net from "node:net"
 import * as path from "node:path"
 import { pathToFileURL } from "node:url"
 import { promisify } from "node:util"
-import { Data, Duration, Effect, Redacted, type Scope } from "effect"
+import { Data, Duration, Effect, Redacted, Schedule, type Scope } from "effect"
 import pg from "pg"
 
 /**
@@ -282,6 +282,8 @@ const clusterAt = (port: number, password: string, database: string): EmbeddedCl
 export const embeddedPostgres = (
   dataDir: string,
   database = "tonearm",
+  /** A fixed port (a test restarting its cluster where its clients expect it); else a free one. */
+  fixedPort?: number,
 ): Effect.Effect<EmbeddedCluster, EmbeddedPostgresError, Scope.Scope> =>
   Effect.gen(function* () {
     const pgDir = path.join(dataDir, "postgres")
@@ -307,10 +309,10 @@ export const embeddedPostgres = (
     // A port can be taken between probing and binding: try a few.
     const { child, port } = yield* Effect.acquireRelease(
       Effect.gen(function* () {
-        const port = yield* freePort
+        const port = fixedPort ?? (yield* freePort)
         const child = yield* startPostmaster(bins, pgDir, port, runAs)
         return { child, port }
-      }).pipe(Effect.retry({ times: 3 })),
+      }).pipe(Effect.retry({ times: fixedPort === undefined ? 3 : 20, schedule: Schedule.spaced("250 millis") })),
       ({ child }) => stopPostmaster(child).pipe(Effect.zipRight(Effect.logInfo("embedded PostgreSQL stopped"))),
     )
     yield* Effect.logInfo(`embedded PostgreSQL listening on 127.0.0.1:${port} (pid ${child.pid})`)

@@ -25,6 +25,10 @@ import m0022 from "./migrations/0022_pick_reasons.js"
 import m0023 from "./migrations/0023_smart_playlists.js"
 import m0024 from "./migrations/0024_libraries.js"
 import m0025 from "./migrations/0025_external_identities.js"
+import m0026 from "./migrations/0026_leases.js"
+import m0027 from "./migrations/0027_library_scans.js"
+import m0028 from "./migrations/0028_rebuild_heartbeat.js"
+import m0029 from "./migrations/0029_enrichment_claims.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -53,6 +57,10 @@ export const migrations = {
   "0023_smart_playlists": m0023,
   "0024_libraries": m0024,
   "0025_external_identities": m0025,
+  "0026_leases": m0026,
+  "0027_library_scans": m0027,
+  "0028_rebuild_heartbeat": m0028,
+  "0029_enrichment_claims": m0029,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

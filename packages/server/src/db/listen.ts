@@ -1,7 +1,14 @@
 import { SqlError } from "@effect/sql/SqlError"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Option, Redacted, Schedule, Stream } from "effect"
+import { Config, Effect, Option, Redacted, Schedule, Stream } from "effect"
 import pg from "pg"
+
+/**
+ * Where LISTEN connects (`TONEARM_DATABASE_LISTEN_URL`; default: the database URL). LISTEN needs a session of its
+ * own: behind PgBouncer in transaction mode point this at PostgreSQL itself (or at a session-mode pool), since a
+ * transaction-mode pooler hands the listening session's server connection to others and the notifications are lost.
+ */
+export const DATABASE_LISTEN_URL = Config.option(Config.redacted("TONEARM_DATABASE_LISTEN_URL"))
 
 /**
  * LISTEN on a channel over a connection of its own that says when it dies (issue 29 item 3). @effect/sql-pg's
@@ -14,24 +21,25 @@ export const listenChannel = (
   onListening: Effect.Effect<void> = Effect.void,
 ): Stream.Stream<string, SqlError, PgClient.PgClient> =>
   Stream.unwrap(
-    Effect.map(PgClient.PgClient, (client) =>
+    Effect.map(Effect.all([PgClient.PgClient, Effect.orDie(DATABASE_LISTEN_URL)]), ([client, listenUrl]) =>
       Stream.asyncPush<string, SqlError>((emit) =>
         Effect.gen(function* () {
           let closing = false
           const connection = yield* Effect.acquireRelease(
             Effect.tryPromise({
               try: async () => {
+                const direct = Option.map(listenUrl, Redacted.value)
                 const listener = new pg.Client({
-                  connectionString: Option.getOrUndefined(
-                    Option.map(Option.fromNullable(client.config.url), Redacted.value),
-                  ),
-                  host: client.config.host,
-                  port: client.config.port,
-                  database: client.config.database,
-                  user: client.config.username,
-                  password: Option.getOrUndefined(
-                    Option.map(Option.fromNullable(client.config.password), Redacted.value),
-                  ),
+                  connectionString: Option.isSome(direct)
+                    ? direct.value
+                    : Option.getOrUndefined(Option.map(Option.fromNullable(client.config.url), Redacted.value)),
+                  host: Option.isSome(direct) ? undefined : client.config.host,
+                  port: Option.isSome(direct) ? undefined : client.config.port,
+                  database: Option.isSome(direct) ? undefined : client.config.database,
+                  user: Option.isSome(direct) ? undefined : client.config.username,
+                  password: Option.isSome(direct)
+                    ? undefined
+                    : Option.getOrUndefined(Option.map(Option.fromNullable(client.config.password), Redacted.value)),
                   keepAlive: true,
                   connectionTimeoutMillis: 5_000,
                   application_name: "tonearm-listen",

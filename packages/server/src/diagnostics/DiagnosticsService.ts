@@ -22,6 +22,7 @@ import {
 } from "@tonearm/core"
 import { Duration, Effect, Either, Layer, ParseResult, Schedule, Schema } from "effect"
 import { currentDate, daysBefore } from "../clock.js"
+import { dutyLayer } from "../leases/index.js"
 import { DiagnosticEventRepository } from "./DiagnosticEventRepository.js"
 
 const unknownKind = (kinds: ReadonlyArray<string>) =>
@@ -115,8 +116,8 @@ export class DiagnosticsService extends Effect.Service<DiagnosticsService>()("@t
 }) {}
 
 /**
- * The retention sweep: at start, then every hour, on every replica (the DELETE is idempotent, so replicas
- * that race only share the work). A failed sweep is logged and the next one tries again.
+ * The retention sweep: at start, then every hour, on the one replica holding DIAGNOSTICS_LEASE (issue 30). A failed
+ * sweep is logged and the next one tries again.
  */
 export const diagnosticsSweepLoop = Effect.flatMap(DiagnosticsService, (diagnostics) =>
   diagnostics.sweep.pipe(
@@ -125,4 +126,9 @@ export const diagnosticsSweepLoop = Effect.flatMap(DiagnosticsService, (diagnost
   ),
 )
 
-export const DiagnosticsRetentionLive = Layer.scopedDiscard(Effect.forkScoped(diagnosticsSweepLoop))
+export const DIAGNOSTICS_LEASE = "diagnostics-retention"
+
+export const DiagnosticsRetentionLive = dutyLayer(
+  DIAGNOSTICS_LEASE,
+  Layer.scopedDiscard(Effect.forkScoped(diagnosticsSweepLoop)),
+)

@@ -29,9 +29,10 @@ const StatusCount = Schema.Struct({ provider: Schema.String, status: Schema.Stri
 
 /**
  * Provider settings, the global version counter, the durable enrichment state (one row per entity and
- * provider), enriched tags and the similar-artist cache. Rows are claimed with `FOR UPDATE SKIP LOCKED` and
- * a lease (the due time moves ahead), so replicas never fetch the same row at once and a row whose replica
- * died is picked up again once the lease ends.
+ * provider), enriched tags and the similar-artist cache. Rows are claimed with `FOR UPDATE SKIP LOCKED`, a due
+ * time moved ahead and the generation of the `enrichment` lease the claimer holds, so replicas never fetch the
+ * same row at once; the next holder of that lease hands a dead replica's claims back at once (`releaseOrphans`),
+ * and the due time is the fallback for a claim that slipped past that.
  */
 export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()(
   "@tonearm/server/EnrichmentRepository",
@@ -109,14 +110,26 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
           return inserted.length + reopened.length
         }).pipe(orInternal("EnrichmentRepository.seed"))
 
-      /** Takes up to `limit` due rows of one provider for this replica until `leaseUntil`. */
-      const claim = (provider: string, now: Date, leaseUntil: Date, limit: number) =>
+      /**
+       * Takes up to `limit` due rows of one provider for this replica until `leaseUntil`, under generation
+       * `lease.generation` of lease `lease.name`: nothing when that generation is no longer the live one (a replica
+       * that lost the lease while stalled claims no more).
+       */
+      const claim = (
+        provider: string,
+        now: Date,
+        leaseUntil: Date,
+        limit: number,
+        lease: { readonly name: string; readonly generation: number },
+      ) =>
         sql`
           WITH claimed AS (
-            UPDATE enrichment_state SET due_at = ${leaseUntil}
+            UPDATE enrichment_state SET due_at = ${leaseUntil}, claim_generation = ${lease.generation}
             WHERE id IN (
               SELECT id FROM enrichment_state
               WHERE status = 'pending' AND provider = ${provider} AND due_at <= ${now}
+                AND EXISTS (SELECT 1 FROM leases WHERE name = ${lease.name} AND generation = ${lease.generation}
+                            AND expires_at > clock_timestamp())
               ORDER BY due_at, id LIMIT ${limit}
               FOR UPDATE SKIP LOCKED)
             RETURNING id, provider, album_id, artist_id, attempts)
@@ -135,27 +148,46 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
         ids.length === 0
           ? Effect.void
           : sql`
-              UPDATE enrichment_state SET due_at = now()
+              UPDATE enrichment_state SET due_at = now(), claim_generation = NULL
               WHERE id = ANY(${ids as Array<number>}::bigint[]) AND status = 'pending'`.pipe(
               Effect.asVoid,
               orInternal("EnrichmentRepository.release"),
             )
 
+      /**
+       * Rows still claimed under another generation than the lease's holder now has: their claimer stopped holding
+       * the lease (killed, or cut off), so they are due again now, at the front of their provider's line (work that
+       * was under way goes first). Answers how many.
+       */
+      const releaseOrphans = (generation: number) =>
+        sql`
+          UPDATE enrichment_state s
+          SET due_at = LEAST(now(), (SELECT min(w.due_at) FROM enrichment_state w
+                                     WHERE w.provider = s.provider AND w.status = 'pending'
+                                       AND w.claim_generation IS NULL)),
+              claim_generation = NULL
+          WHERE claim_generation IS NOT NULL AND claim_generation <> ${generation} AND status = 'pending'
+          RETURNING 1`.pipe(
+          Effect.map((rows) => rows.length),
+          orInternal("EnrichmentRepository.releaseOrphans"),
+        )
+
       const settle = (id: number, now: Date) =>
         sql`
           UPDATE enrichment_state SET status = 'settled', attempts = attempts + 1, settled_at = ${now},
-                 last_error = NULL, due_at = ${now}
+                 last_error = NULL, due_at = ${now}, claim_generation = NULL
           WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("EnrichmentRepository.settle"))
 
       const retryLater = (id: number, attempts: number, dueAt: Date, error: string) =>
         sql`
-          UPDATE enrichment_state SET attempts = ${attempts}, due_at = ${dueAt}, last_error = ${error.slice(0, 500)}
+          UPDATE enrichment_state SET attempts = ${attempts}, due_at = ${dueAt}, last_error = ${error.slice(0, 500)},
+                 claim_generation = NULL
           WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("EnrichmentRepository.retryLater"))
 
       const fail = (id: number, attempts: number, now: Date, error: string) =>
         sql`
           UPDATE enrichment_state SET status = 'failed', attempts = ${attempts}, settled_at = ${now},
-                 last_error = ${error.slice(0, 500)}
+                 last_error = ${error.slice(0, 500)}, claim_generation = NULL
           WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("EnrichmentRepository.fail"))
 
       /** One provider's tags of one entity, replacing what it said before. */
@@ -286,6 +318,7 @@ export class EnrichmentRepository extends Effect.Service<EnrichmentRepository>()
         seed,
         claim,
         release,
+        releaseOrphans,
         settle,
         retryLater,
         fail,

@@ -20,6 +20,7 @@ import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { type HeldLease, Leases } from "../leases/index.js"
 import {
   externalArtistImagesDir,
   externalCoversDir,
@@ -38,9 +39,14 @@ import {
   type SimilarArtist,
 } from "./Providers.js"
 
+/** The lease under which one replica seeds and drains enrichment (every provider). */
+export const ENRICHMENT_LEASE = "enrichment"
 /** Rows a provider's drain claims at once (its throttle still spaces every request). */
 const CLAIM_BATCH = 20
-/** How long a claimed row stays with this replica before another may take it. */
+/**
+ * How long a claimed row stays with this replica before another may take it: a fallback only, as the next holder of
+ * ENRICHMENT_LEASE hands a dead holder's claims back when it takes over (`releaseOrphans`).
+ */
 const LEASE_MS = 5 * 60_000
 /**
  * How long a Discover request waits for providers' similar artists it has not cached yet; a slower provider
@@ -100,6 +106,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     const settings = enrichmentSettingsOf(config)
     const sql = yield* SqlClient.SqlClient
     const scope = yield* Effect.scope
+    const leases = yield* Leases
     const providers = makeProviders(http)
     const byId = new Map(providers.map((provider) => [provider.id as string, provider]))
 
@@ -338,15 +345,22 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
         ),
       )
 
-    /** One provider's drain: claim due rows, work them at the provider's pace, idle when none are due. */
-    const drain = (provider: Provider) =>
+    /**
+     * One provider's drain under ENRICHMENT_LEASE's generation `generation`: claim due rows, work them at the
+     * provider's pace, idle when none are due.
+     */
+    const drain = (provider: Provider, generation: number) =>
       Effect.gen(function* () {
         const entry = (yield* active).find((candidate) => candidate.id === provider.id)
         if (entry === undefined) return yield* idle
         const now = yield* currentDate
-        const claimed = yield* rows.claim(provider.id, now, new Date(now.getTime() + LEASE_MS), CLAIM_BATCH)
+        const claimed = yield* rows.claim(provider.id, now, new Date(now.getTime() + LEASE_MS), CLAIM_BATCH, {
+          name: ENRICHMENT_LEASE,
+          generation,
+        })
         if (claimed.length === 0) return yield* idle
-        // Rows claimed but not worked when this replica stops go back at once (a crash waits for the lease).
+        // Rows claimed but not worked when this replica stops go back at once (after a crash, the next holder of
+        // the lease hands them back).
         const done = new Set<number>()
         yield* Effect.forEach(
           claimed,
@@ -381,11 +395,22 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
     )
 
     if (settings.runDrains) {
-      // A finished scan wakes the seeder at once (the poll is the fallback, e.g. for another replica's scan).
-      const scansDone = yield* Effect.provideService(signals.subscribe, Scope.Scope, scope)
-      yield* Effect.forkIn(Effect.forever(Effect.zipRight(Queue.take(scansDone), wake)), scope)
-      yield* Effect.forkIn(seeder, scope)
-      for (const provider of providers) yield* Effect.forkIn(drain(provider), scope)
+      // The seeder and the drains run on the one replica holding ENRICHMENT_LEASE (issue 30); a wake-up on another
+      // replica (a provider switched on there) reaches them by the poll.
+      const drains = (held: HeldLease) =>
+        Effect.gen(function* () {
+          // Whoever held the lease before is gone (killed, or cut off and stopped): its claimed rows are due now,
+          // not when their claim runs out (issue 29 item 4).
+          const orphans = yield* rows.releaseOrphans(held.generation)
+          if (orphans > 0)
+            yield* Effect.logInfo(`enrichment: ${orphans} row(s) claimed by an earlier holder are due again`)
+          // A finished scan wakes the seeder at once (the poll is the fallback, e.g. for another replica's scan).
+          const scansDone = yield* signals.subscribe
+          yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Queue.take(scansDone), wake)))
+          yield* Effect.forkScoped(seeder)
+          for (const provider of providers) yield* Effect.forkScoped(drain(provider, held.generation))
+        })
+      yield* Effect.provideService(leases.dutyWith(ENRICHMENT_LEASE, drains), Scope.Scope, scope)
     }
 
     // --- covers refetch ---
@@ -553,7 +578,7 @@ export class EnrichmentService extends Effect.Service<EnrichmentService>()("@ton
       wake,
     } as const
   }),
-  dependencies: [EnrichmentRepository.Default, ProviderHttp.Default, LibraryEnrichment.Default],
+  dependencies: [EnrichmentRepository.Default, ProviderHttp.Default, LibraryEnrichment.Default, Leases.Default],
 }) {}
 
 export type { EntityKind }

@@ -1,7 +1,7 @@
 import { HttpClient, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
-import { nextRequestSlot } from "@tonearm/core"
-import { Clock, Data, Duration, Effect, Schema } from "effect"
+import { Data, Duration, Effect, Schema } from "effect"
 import { type EnrichmentSettings, enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
+import { ProviderThrottleRepository } from "./ProviderThrottleRepository.js"
 
 /** A provider request that did not give a usable answer: down, 5xx, 429, timeout or garbage. Retried with backoff. */
 export class ProviderFailure extends Data.TaggedError("ProviderFailure")<{
@@ -19,29 +19,22 @@ const intervalOf = (settings: EnrichmentSettings, provider: ThrottledProvider) =
 /**
  * Every external request goes through here: one User-Agent, a timeout, and the per-provider throttle (spec
  * "Limits": enrichment is unbounded per scan, the per-provider request throttle remains). The throttle spaces
- * request starts at least `throttleMs` apart per provider on this replica, whoever asks (enrichment runs,
- * connection tests, Discover's similar artists).
+ * request starts at least `throttleMs` apart per provider across every replica on the database (a row per provider
+ * in `provider_throttles`), whoever asks (enrichment runs, connection tests, Discover's similar artists, scrobbles,
+ * the Last.fm import).
  */
 export class ProviderHttp extends Effect.Service<ProviderHttp>()("@tonearm/server/ProviderHttp", {
   effect: Effect.gen(function* () {
     const settings = enrichmentSettingsOf(yield* TonearmConfig)
     const http = yield* HttpClient.HttpClient
-    const gates = new Map<ThrottledProvider, { readonly lock: Effect.Semaphore; last: number | undefined }>()
-    for (const provider of ["musicbrainz", "lastfm", "listenbrainz", "coverartarchive"] as const)
-      gates.set(provider, { lock: yield* Effect.makeSemaphore(1), last: undefined })
+    const throttles = yield* ProviderThrottleRepository
 
-    /** Waits for this provider's next request slot (the lock is held only while waiting, not during the request). */
-    const slot = (provider: ThrottledProvider) => {
-      const gate = gates.get(provider)!
-      return gate.lock.withPermits(1)(
-        Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const start = nextRequestSlot(gate.last, intervalOf(settings, provider), now)
-          gate.last = start
-          if (start > now) yield* Effect.sleep(Duration.millis(start - now))
-        }),
+    /** Takes this provider's next request slot (shared by every replica) and waits for it. */
+    const slot = (provider: ThrottledProvider) =>
+      throttles.takeSlot(provider, intervalOf(settings, provider)).pipe(
+        Effect.mapError(() => new ProviderFailure({ provider, message: "the request throttle could not be read" })),
+        Effect.flatMap((waitMs) => (waitMs > 0 ? Effect.sleep(Duration.millis(waitMs)) : Effect.void)),
       )
-    }
 
     const send = (provider: ThrottledProvider, request: HttpClientRequest.HttpClientRequest) =>
       Effect.gen(function* () {
@@ -138,6 +131,7 @@ export class ProviderHttp extends Effect.Service<ProviderHttp>()("@tonearm/serve
 
     return { getJson, getImage, exchange, settings } as const
   }),
+  dependencies: [ProviderThrottleRepository.Default],
 }) {}
 
 /** The image format of some bytes by their magic number (jpeg, png, webp, gif), else undefined. */

@@ -27,6 +27,7 @@ import {
 import {
   Cause,
   Chunk,
+  Config,
   DateTime,
   Duration,
   Effect,
@@ -41,9 +42,11 @@ import {
 } from "effect"
 import { currentDate } from "../clock.js"
 import { TonearmConfig } from "../config/TonearmConfig.js"
+import type { LibraryScope } from "../db/libraryScope.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
 import { collectGarbageWhenIdle } from "../idleGc.js"
+import { LibraryAccess } from "../library/index.js"
 import { PlaysService } from "../listening/index.js"
 import { LearnedSimilarityService, RebuildService } from "../recommendations/index.js"
 import { type ImportCounters, ImportRepository, type ImportRow } from "./ImportRepository.js"
@@ -170,6 +173,7 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
   effect: Effect.gen(function* () {
     const imports = yield* ImportRepository
     const plays = yield* PlaysService
+    const access = yield* LibraryAccess
     const rebuilds = yield* RebuildService
     const learned = yield* LearnedSimilarityService
     const events = yield* EventBus
@@ -548,8 +552,20 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
     /** The caller's whole history, oldest first, as ListenBrainz JSON lines; read a page at a time. */
     const exportLines = (user: UserId): Stream.Stream<Uint8Array, never> => {
       const encoder = new TextEncoder()
-      return Stream.paginateChunkEffect(null as { startedAt: Date; id: string } | null, (after) =>
+      // Read after the route has answered: the user's libraries are taken first (issue 27), not the caller's.
+      return Stream.unwrap(
+        Effect.map(access.forUserId(user).pipe(Effect.orDie), (scope) => exportStream(user, scope, encoder)),
+      )
+    }
+
+    const exportStream = (
+      user: UserId,
+      scope: LibraryScope,
+      encoder: { readonly encode: (text: string) => Uint8Array },
+    ): Stream.Stream<Uint8Array, never> =>
+      Stream.paginateChunkEffect(null as { startedAt: Date; id: string } | null, (after) =>
         plays.exportPage(user, after, 1_000).pipe(
+          LibraryAccess.withScope(scope),
           Effect.map((rows) => {
             const text = rows
               .map(
@@ -579,7 +595,6 @@ export class ImportService extends Effect.Service<ImportService>()("@tonearm/ser
           Effect.orDie,
         ),
       )
-    }
 
     return {
       uploadsDir,
@@ -608,6 +623,20 @@ export const ImportRunnerLive = Layer.scopedDiscard(
       Effect.flatMap((ran) => (ran ? Effect.void : service.awaitWork)),
       Effect.forever,
     )
-    yield* Effect.forkScoped(loop)
+    // With the replicas' lease time set (`TONEARM_LEASE_TTL_MS`), a dead runner's import is taken over after it,
+    // as every other duty is, instead of after the runner's own 60 s (issue 29 item 4).
+    const leaseTtl = yield* Effect.orDie(Config.option(Config.integer("TONEARM_LEASE_TTL_MS")))
+    const tuned = Option.match(leaseTtl, {
+      onNone: () => loop,
+      onSome: (ttlMs) =>
+        Effect.flatMap(ImportTuning, (tuning) =>
+          Effect.provideService(loop, ImportTuning, {
+            ...tuning,
+            staleMs: ttlMs,
+            heartbeatMs: Math.max(100, Math.floor(ttlMs / 4)),
+          }),
+        ),
+    })
+    yield* Effect.forkScoped(tuned)
   }),
 )

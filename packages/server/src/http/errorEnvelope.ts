@@ -221,12 +221,8 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
           const request = yield* HttpServerRequest.HttpServerRequest
           const declared = Number(request.headers["content-length"] ?? "0")
           const limit = isImportUpload(request) ? maxImportBytes : maxBodyBytes
-          if (declared > limit) {
-            // Answer before reading a byte, and close: the rest of the body is never consumed.
-            return respond(413, "payload_too_large", `request body exceeds ${limit} bytes`, {
-              connection: "close",
-            })
-          }
+          // Answer before reading a byte (the connection then closes, as after every 413, below).
+          if (declared > limit) return respond(413, "payload_too_large", `request body exceeds ${limit} bytes`)
           const badUrl = findBadUrlText(request.url)
           // A path that cannot name anything (NUL, broken escapes) is not found; a bad query value is the client's 400.
           if (badUrl !== undefined)
@@ -247,7 +243,13 @@ export const makeErrorEnvelopeLive = (extraRoutes: ReadonlyArray<ExtraRoute>) =>
             HttpIncomingMessage.withMaxBodySize(Option.some(limit)),
             Effect.catchAllCause((cause) => toResponse(cause, request, limit)),
           )
-        }),
+        }).pipe(
+          // A 413's body is never read to its end (refused by its length, or cut at the limit when streamed): close
+          // the connection, or a client that reuses it sends its next request into the rest and is reset.
+          Effect.map((response) =>
+            response.status === 413 ? HttpServerResponse.setHeader(response, "connection", "close") : response,
+          ),
+        ),
       )
     }),
   )

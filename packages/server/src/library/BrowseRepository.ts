@@ -435,6 +435,83 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
         ),
       ).pipe(orInternal("BrowseRepository.search"))
 
+    /**
+     * Short prefixes answered ahead (LibraryService): every word prefix of at most `letters` letters that occurs in
+     * a kind's documents, with how many items it matches and, when that is at least `minMatches`, the ids of its
+     * first `keep` matches in the search's order (the same tiers and ties as `ranked`, for a one-word query). One
+     * pass over each table: at 100k tracks a common two-letter prefix costs a walk of many index entries per query,
+     * and search-as-you-type sends hundreds of different ones.
+     */
+    const shortPrefixesOf = (
+      from: Statement.Fragment,
+      kind: { readonly popularity: string; readonly key: string },
+      limits: { readonly letters: number; readonly keep: number; readonly minMatches: number },
+    ) => {
+      const popularity = sql.literal(`x.${kind.popularity}`)
+      const key = sql.literal(`x.${kind.key}`)
+      return sql<{ prefix: string; matches: number; ids: ReadonlyArray<string> | null }>`
+        SELECT prefix, matches,
+               CASE WHEN matches >= ${limits.minMatches}
+                    THEN array_agg(id ORDER BY rn) FILTER (WHERE rn <= ${limits.keep}) END AS ids
+        FROM (SELECT p.prefix, x.id,
+                     row_number() OVER (PARTITION BY p.prefix ORDER BY
+                       CASE WHEN x.search_fields LIKE '%|' || p.prefix || '|%' THEN 0
+                            WHEN x.search_fields LIKE '%|' || p.prefix || '%' THEN 1 ELSE 2 END,
+                       ${popularity} DESC, ${key} COLLATE "C", x.id) AS rn,
+                     (count(*) OVER (PARTITION BY p.prefix))::int AS matches
+              FROM ${from} x
+              CROSS JOIN LATERAL (SELECT DISTINCT left(w, n) AS prefix
+                                  FROM unnest(string_to_array(btrim(x.search_words), ' ')) w,
+                                       generate_series(1, ${limits.letters}) n
+                                  WHERE w <> '') p) ranked
+        GROUP BY prefix, matches`
+    }
+
+    const shortPrefixes = (limits: { readonly letters: number; readonly keep: number; readonly minMatches: number }) =>
+      inScope((c) =>
+        Effect.all(
+          {
+            artists: shortPrefixesOf(c.artists, { popularity: "track_count", key: "sort_key" }, limits),
+            albums: shortPrefixesOf(c.albums, { popularity: "popularity", key: "search_key" }, limits),
+            tracks: shortPrefixesOf(c.tracks, { popularity: "popularity", key: "search_key" }, limits),
+          },
+          // One after another: this is background work, and each pass sorts a large set.
+          { concurrency: 1 },
+        ),
+      ).pipe(orInternal("BrowseRepository.shortPrefixes"))
+
+    /** Rows of one kind by id, in the order given; `from` names the kind's rows `alias`. */
+    const rowsByIds = <A, I>(
+      ids: ReadonlyArray<string>,
+      columns: Statement.Fragment,
+      from: Statement.Fragment,
+      alias: string,
+      schema: Schema.Schema<A, I>,
+    ) =>
+      ids.length === 0
+        ? Effect.succeed<ReadonlyArray<A>>([])
+        : sql`SELECT ${columns} FROM unnest(${ids}::uuid[]) WITH ORDINALITY hit(id, ord)
+              JOIN ${from} ON ${sql.literal(alias)}.id = hit.id ORDER BY hit.ord`.pipe(
+            Effect.flatMap(decodeRows(schema)),
+          )
+
+    /** Search hits by id, in the order given (the items of the short prefixes answered ahead). */
+    const searchHitsByIds = (ids: {
+      readonly artists: ReadonlyArray<string>
+      readonly albums: ReadonlyArray<string>
+      readonly tracks: ReadonlyArray<string>
+    }) =>
+      inScope((c) =>
+        Effect.all(
+          {
+            artists: rowsByIds(ids.artists, artistColumns, sql`${c.artists} ar`, "ar", ArtistRecord),
+            albums: rowsByIds(ids.albums, albumColumns, sql`${c.albums} a`, "a", AlbumRecord),
+            tracks: rowsByIds(ids.tracks, trackColumns, sql`(${trackFrom(c)})`, "t", TrackRecord),
+          },
+          { concurrency: 3 },
+        ),
+      ).pipe(orInternal("BrowseRepository.searchHitsByIds"))
+
     /** Whether anything at all matches (a window past the end is empty though matches exist). */
     const searchHasMatches = (query: SearchQueryText) =>
       inScope(
@@ -718,6 +795,8 @@ export class BrowseRepository extends Effect.Service<BrowseRepository>()("@tonea
       albumDiscs,
       artistPage,
       search,
+      shortPrefixes,
+      searchHitsByIds,
       searchHasMatches,
       searchSimilar,
       shuffle,

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { orInternal } from "../db/sqlErrors.js"
 import { type AlbumRow, type CatalogRows, leadArtistKey, type TrackRow } from "./catalogRows.js"
+import { libraryOfStoredPath, libraryPathPattern, PRIMARY_LIBRARY } from "./libraryPaths.js"
 
 export interface KnownFile {
   readonly sizeBytes: number
@@ -83,34 +84,52 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    const knownTracks = sql<{ path: string; size_bytes: string; mtime_ms: string }>`
-      SELECT path, size_bytes, mtime_ms FROM tracks`.pipe(
-      Effect.map(
-        (rows) =>
-          new Map(rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }])),
-      ),
-      orInternal("CatalogRepository.knownTracks"),
-    )
+    /** Whether a path column holds one library's paths (`libraryPaths.ts`: library 1's are the relative ones). */
+    const pathIn = (column: string, libraryId: number) => {
+      const { primary, prefix } = libraryPathPattern(libraryId)
+      const name = sql.literal(column)
+      return primary
+        ? sql`NOT starts_with(${name}, '/')`
+        : sql`(starts_with(${name}, ${`${prefix}/`}) OR ${name} = ${prefix})`
+    }
 
-    const knownErrors = sql<{ path: string; size_bytes: string; mtime_ms: string }>`
-      SELECT path, size_bytes, mtime_ms FROM scan_errors`.pipe(
-      Effect.map(
-        (rows) =>
-          new Map<string, KnownFile>(
-            rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }]),
-          ),
-      ),
-      orInternal("CatalogRepository.knownErrors"),
-    )
+    /** One library's present tracks, by stored path. */
+    const knownTracks = (libraryId: number = PRIMARY_LIBRARY) =>
+      sql<{ path: string; size_bytes: string; mtime_ms: string }>`
+      SELECT path, size_bytes, mtime_ms FROM tracks WHERE library_id = ${libraryId}`.pipe(
+        Effect.map(
+          (rows) =>
+            new Map(
+              rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }]),
+            ),
+        ),
+        orInternal("CatalogRepository.knownTracks"),
+      )
 
-    /** Present tracks: whether an empty or absent library folder would hide a whole index. */
-    const presentTrackCount = sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks`.pipe(
-      Effect.map((rows) => rows[0]?.n ?? 0),
-      orInternal("CatalogRepository.presentTrackCount"),
-    )
+    const knownErrors = (libraryId: number = PRIMARY_LIBRARY) =>
+      sql<{ path: string; size_bytes: string; mtime_ms: string }>`
+      SELECT path, size_bytes, mtime_ms FROM scan_errors WHERE ${pathIn("path", libraryId)}`.pipe(
+        Effect.map(
+          (rows) =>
+            new Map<string, KnownFile>(
+              rows.map((row) => [row.path, { sizeBytes: Number(row.size_bytes), mtimeMs: Number(row.mtime_ms) }]),
+            ),
+        ),
+        orInternal("CatalogRepository.knownErrors"),
+      )
 
-    /** The tracks a new file may be a moved copy of: every missing track, and the present ones at `removedPaths`. */
-    const vanishedTracks = (removedPaths: ReadonlyArray<string>) =>
+    /** A library's present tracks: whether its empty or absent folder would hide them all. */
+    const presentTrackCount = (libraryId: number = PRIMARY_LIBRARY) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks WHERE library_id = ${libraryId}`.pipe(
+        Effect.map((rows) => rows[0]?.n ?? 0),
+        orInternal("CatalogRepository.presentTrackCount"),
+      )
+
+    /**
+     * The tracks a new file may be a moved copy of: every missing track of the library, and the present ones at
+     * `removedPaths` (a file never takes the id of another library's track: a FLAC and an MP3 copy stay two).
+     */
+    const vanishedTracks = (removedPaths: ReadonlyArray<string>, libraryId: number = PRIMARY_LIBRARY) =>
       sql<{
         id: string
         path: string
@@ -125,7 +144,8 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         SELECT t.id, t.path, t.size_bytes, t.title, al.title AS album, ar.name AS artist, t.track_number,
                t.duration_ms, t.missing_since IS NOT NULL AS missing
         FROM indexed_tracks t JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
-        WHERE t.missing_since IS NOT NULL OR t.path = ANY(${removedPaths as Array<string>}::text[])`.pipe(
+        WHERE t.library_id = ${libraryId}
+          AND (t.missing_since IS NOT NULL OR t.path = ANY(${removedPaths as Array<string>}::text[]))`.pipe(
         Effect.map((rows) =>
           rows.map(
             (row): VanishedTrack => ({
@@ -144,22 +164,23 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         orInternal("CatalogRepository.vanishedTracks"),
       )
 
-    const knownFolders = sql<{ path: string; sidecar: string | null; sidecar_mtime_ms: string | null }>`
-      SELECT path, sidecar, sidecar_mtime_ms FROM library_folders`.pipe(
-      Effect.map(
-        (rows) =>
-          new Map<string, KnownFolder>(
-            rows.map((row) => [
-              row.path,
-              {
-                sidecar: row.sidecar,
-                sidecarMtimeMs: row.sidecar_mtime_ms === null ? null : Number(row.sidecar_mtime_ms),
-              },
-            ]),
-          ),
-      ),
-      orInternal("CatalogRepository.knownFolders"),
-    )
+    const knownFolders = (libraryId: number = PRIMARY_LIBRARY) =>
+      sql<{ path: string; sidecar: string | null; sidecar_mtime_ms: string | null }>`
+      SELECT path, sidecar, sidecar_mtime_ms FROM library_folders WHERE ${pathIn("path", libraryId)}`.pipe(
+        Effect.map(
+          (rows) =>
+            new Map<string, KnownFolder>(
+              rows.map((row) => [
+                row.path,
+                {
+                  sidecar: row.sidecar,
+                  sidecarMtimeMs: row.sidecar_mtime_ms === null ? null : Number(row.sidecar_mtime_ms),
+                },
+              ]),
+            ),
+        ),
+        orInternal("CatalogRepository.knownFolders"),
+      )
 
     /**
      * An artist whose spelling split into credits ("Alice feat. Bob" → Alice, Bob) keeps its id on the part that
@@ -303,7 +324,21 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       readonly now: Date
     }) =>
       Effect.gen(function* () {
+        // Two libraries scan at once; their batches share artists (and their keys): one batch writes at a time,
+        // so two upserts of the same artists in different orders never deadlock. Held until the commit.
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.catalog-write'))`
         const { rows, now } = input
+        // A library removed while it scans (its removal takes the same lock): this batch must not bring any of its
+        // tracks back from missing. The scan stops, failed, saying so.
+        const first = input.folders[0]?.path ?? rows.tracks[0]?.path
+        if (first !== undefined) {
+          const libraryId = libraryOfStoredPath(first)
+          const [library] = yield* sql<{ removed: boolean }>`
+            SELECT removed_at IS NOT NULL AS removed FROM libraries WHERE id = ${libraryId}`
+          if (library?.removed === true) {
+            return yield* Effect.dieMessage(`library ${libraryId} was removed during its scan: the scan stopped`)
+          }
+        }
         const column = <A, K extends keyof A>(items: ReadonlyArray<A>, key: K) => items.map((item) => item[key])
         // Moved files take their new paths first, so the album and artist they belonged to are found by path.
         const moves = input.moves ?? []
@@ -353,10 +388,10 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           const written = yield* sql<{ id: string; album_key: string }>`
             INSERT INTO indexed_albums (album_key, title, artist_id, artist_display, search_key, search_words,
                                 search_fields, sort_key, release_date, year, mbid, release_comment, compilation,
-                                cover_art_source, cover_path, added_at, updated_at)
+                                cover_art_source, cover_path, library_id, added_at, updated_at)
             SELECT a.album_key, a.title, a.artist_id, a.artist_display, a.search_key, a.search_words, a.search_fields,
                    a.sort_key, a.release_date, a.year, a.mbid, a.release_comment, a.compilation, a.cover_art_source,
-                   a.cover_path, ${now}, ${now}
+                   a.cover_path, a.library_id, ${now}, ${now}
             FROM unnest(${column(albums, "album_key")}::text[], ${column(albums, "title")}::text[],
                         ${albums.map((album) => artistIds.get(album.artist_keys[0]!)!)}::uuid[],
                         ${column(albums, "artist_display")}::text[],
@@ -366,9 +401,10 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
                         ${column(albums, "year")}::int[], ${column(albums, "mbid")}::text[],
                         ${column(albums, "release_comment")}::text[],
                         ${column(albums, "compilation")}::boolean[], ${column(albums, "cover_art_source")}::text[],
-                        ${column(albums, "cover_path")}::text[])
+                        ${column(albums, "cover_path")}::text[],
+                        ${column(albums, "library_id")}::int[])
                  AS a (album_key, title, artist_id, artist_display, search_key, search_words, search_fields, sort_key,
-                       release_date, year, mbid, release_comment, compilation, cover_art_source, cover_path)
+                       release_date, year, mbid, release_comment, compilation, cover_art_source, cover_path, library_id)
             ON CONFLICT (album_key) DO UPDATE SET
               title = EXCLUDED.title,
               artist_id = EXCLUDED.artist_id,
@@ -414,11 +450,11 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
             INSERT INTO indexed_tracks (path, directory, size_bytes, mtime_ms, title, search_key, search_words,
                                 search_fields, sort_title, album_id, artist_id, artist_display, track_number, disc_number, disc_subtitle, duration_ms, genre,
                                 file_format, bitrate_kbps, mbid, has_embedded_cover, rg_track_gain, rg_track_peak,
-                                rg_album_gain, rg_album_peak, added_at, updated_at)
+                                rg_album_gain, rg_album_peak, library_id, added_at, updated_at)
             SELECT t.path, t.directory, t.size_bytes, t.mtime_ms, t.title, t.search_key, t.search_words,
                    t.search_fields, t.sort_title, t.album_id, t.artist_id, t.artist_display, t.track_number, t.disc_number, t.disc_subtitle, t.duration_ms, t.genre,
                    t.file_format, t.bitrate_kbps, t.mbid, t.has_embedded_cover, t.rg_track_gain, t.rg_track_peak,
-                   t.rg_album_gain, t.rg_album_peak, ${now}, ${now}
+                   t.rg_album_gain, t.rg_album_peak, t.library_id, ${now}, ${now}
             FROM unnest(${column(tracks, "path")}::text[], ${column(tracks, "directory")}::text[],
                         ${column(tracks, "size_bytes")}::bigint[], ${column(tracks, "mtime_ms")}::bigint[],
                         ${column(tracks, "title")}::text[], ${column(tracks, "search_key")}::text[],
@@ -433,12 +469,13 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
                         ${column(tracks, "file_format")}::text[], ${column(tracks, "bitrate_kbps")}::int[],
                         ${column(tracks, "mbid")}::text[], ${column(tracks, "has_embedded_cover")}::boolean[],
                         ${column(tracks, "rg_track_gain")}::float8[], ${column(tracks, "rg_track_peak")}::float8[],
-                        ${column(tracks, "rg_album_gain")}::float8[], ${column(tracks, "rg_album_peak")}::float8[])
+                        ${column(tracks, "rg_album_gain")}::float8[], ${column(tracks, "rg_album_peak")}::float8[],
+                        ${tracks.map((track) => libraryOfStoredPath(track.path))}::int[])
                  AS t (path, directory, size_bytes, mtime_ms, title, search_key, search_words, search_fields,
                        sort_title, album_id, artist_id,
                        artist_display, track_number, disc_number, disc_subtitle, duration_ms, genre, file_format,
                        bitrate_kbps, mbid, has_embedded_cover, rg_track_gain, rg_track_peak, rg_album_gain,
-                       rg_album_peak)
+                       rg_album_peak, library_id)
             ON CONFLICT (path) DO UPDATE SET
               directory = EXCLUDED.directory, size_bytes = EXCLUDED.size_bytes, mtime_ms = EXCLUDED.mtime_ms,
               title = EXCLUDED.title, search_key = EXCLUDED.search_key, search_words = EXCLUDED.search_words,
@@ -541,9 +578,14 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
 
     /** A removed library (contract "Multiple libraries"): its present tracks become missing; returns their ids. */
     const markLibraryMissing = (libraryId: number, now: Date) =>
-      sql<{ id: string }>`
-        UPDATE indexed_tracks SET missing_since = ${now}
-        WHERE library_id = ${libraryId} AND missing_since IS NULL RETURNING id`.pipe(
+      Effect.gen(function* () {
+        // After any batch of the library's scan that is writing (in its removal's transaction: a later batch sees
+        // the library removed and stops).
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.catalog-write'))`
+        return yield* sql<{ id: string }>`
+          UPDATE indexed_tracks SET missing_since = ${now}
+          WHERE library_id = ${libraryId} AND missing_since IS NULL RETURNING id`
+      }).pipe(
         Effect.map((rows) => rows.map((row) => row.id)),
         orInternal("CatalogRepository.markLibraryMissing"),
       )
@@ -734,6 +776,66 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
     /**
+     * The search's indexes (migration 0017): the tie-order walks and the trigram documents of tracks and albums.
+     * Every row written keeps them up to date, which is most of a first scan's database time; a bulk load drops
+     * them and builds them once at its end (`bulkLoadsSearch`).
+     */
+    const searchIndexes: ReadonlyArray<{ readonly name: string; readonly trigram: boolean; readonly create: string }> =
+      (["indexed_tracks", "indexed_albums"] as const).flatMap((table) => [
+        {
+          name: `${table}_search_order_idx`,
+          trigram: false,
+          create: `CREATE INDEX IF NOT EXISTS ${table}_search_order_idx ON ${table}
+                   (popularity DESC, search_key COLLATE "C", id) INCLUDE (search_words, search_fields)
+                   WHERE missing_since IS NULL`,
+        },
+        {
+          name: `${table}_search_document_idx`,
+          trigram: true,
+          create: `CREATE INDEX IF NOT EXISTS ${table}_search_document_idx ON ${table}
+                   USING gin (search_words gin_trgm_ops, search_fields gin_trgm_ops) WHERE missing_since IS NULL`,
+        },
+      ])
+
+    /** Every present track of every library (the search indexes span them all). */
+    const presentTrackTotal = sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+      orInternal("CatalogRepository.presentTrackTotal"),
+    )
+
+    /**
+     * Drops the search indexes for a bulk load. Answers false (and drops nothing) when a reader holds the tables
+     * longer than a moment: the load then keeps them up to date row by row.
+     */
+    const dropSearchIndexes = Effect.gen(function* () {
+      yield* sql`SET LOCAL lock_timeout = '2s'`
+      for (const index of searchIndexes) yield* sql.unsafe(`DROP INDEX IF EXISTS ${index.name}`)
+      return true
+    }).pipe(
+      sql.withTransaction,
+      Effect.catchTag("SqlError", () => Effect.succeed(false)),
+    )
+
+    /**
+     * Builds the search indexes that are missing (after a bulk load, or one a killed process left dropped); a no-op
+     * when they exist. The trigram ones only where pg_trgm is installed, as migration 0017 made them.
+     */
+    const ensureSearchIndexes = Effect.gen(function* () {
+      const present = yield* sql<{ name: string }>`
+        SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()
+          AND indexname IN ${sql.in(searchIndexes.map((index) => index.name))}`
+      const have = new Set(present.map((row) => row.name))
+      const missing = searchIndexes.filter((index) => !have.has(index.name))
+      if (missing.length === 0) return 0
+      const [trgm] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_extension WHERE extname = 'pg_trgm'`
+      const built = missing.filter((index) => !index.trigram || (trgm?.n ?? 0) > 0)
+      // One pass over the table per index; the sort of a 100k-track build fits in this much memory.
+      yield* sql`SET LOCAL maintenance_work_mem = '128MB'`
+      for (const index of built) yield* sql.unsafe(index.create)
+      return built.length
+    }).pipe(sql.withTransaction, orInternal("CatalogRepository.ensureSearchIndexes"))
+
+    /**
      * Fresh planner statistics for the catalog tables. A first scan of a big library (or one that rewrote much of
      * it) leaves PostgreSQL planning with the empty tables' figures until autovacuum comes by, and browse and search
      * pick sequential scans meanwhile (search "the" at 100k tracks: 110 ms instead of 4 ms).
@@ -785,6 +887,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
     const setArtistSidecars = (
       images: ReadonlyArray<{ readonly artistId: string; readonly path: string }>,
       now: Date,
+      libraryId: number = PRIMARY_LIBRARY,
     ) =>
       Effect.gen(function* () {
         const ids = images.map((image) => image.artistId)
@@ -795,7 +898,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           RETURNING ar.id`
         const dropped = yield* sql<{ id: string }>`
           UPDATE indexed_artists SET art_source = NULL, art_path = NULL, updated_at = ${now}
-          WHERE art_source = 'sidecar' AND NOT (id = ANY(${ids}::uuid[]))
+          WHERE art_source = 'sidecar' AND NOT (id = ANY(${ids}::uuid[])) AND ${pathIn("art_path", libraryId)}
           RETURNING id`
         return [...adopted, ...dropped].map((row) => row.id)
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.setArtistSidecars"))
@@ -816,6 +919,9 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       forgetErrors,
       tidy,
       analyze,
+      presentTrackTotal,
+      dropSearchIndexes,
+      ensureSearchIndexes,
       adoptMbid,
       adoptExternalCover,
       adoptArtistArt,

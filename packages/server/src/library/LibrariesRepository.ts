@@ -91,6 +91,13 @@ export class LibrariesRepository extends Effect.Service<LibrariesRepository>()("
         orInternal("LibrariesRepository.markRemoved"),
       )
 
+    /** A library's folder moved (the boot's reconciliation). */
+    const move = (id: number, path: string) =>
+      sql`UPDATE libraries SET path = ${path} WHERE id = ${id}`.pipe(
+        Effect.asVoid,
+        orInternal("LibrariesRepository.move"),
+      )
+
     const markScanned = (id: number, now: Date) =>
       sql`UPDATE libraries SET scanned_at = ${now} WHERE id = ${id}`.pipe(
         Effect.asVoid,
@@ -116,6 +123,13 @@ export class LibrariesRepository extends Effect.Service<LibrariesRepository>()("
         }
       }).pipe(sql.withTransaction, orInternal("LibrariesRepository.setUserLibraries"))
 
+    /** Whether a user is an admin; undefined when there is no such user. */
+    const userIsAdmin = (userId: string) =>
+      sql<{ is_admin: boolean }>`SELECT is_admin FROM users WHERE id = ${userId}`.pipe(
+        Effect.map((rows) => rows[0]?.is_admin),
+        orInternal("LibrariesRepository.userIsAdmin"),
+      )
+
     const userExists = (userId: string) =>
       sql<{ found: boolean }>`SELECT EXISTS (SELECT 1 FROM users WHERE id = ${userId}) AS found`.pipe(
         Effect.map((rows) => rows[0]?.found === true),
@@ -133,9 +147,11 @@ export class LibrariesRepository extends Effect.Service<LibrariesRepository>()("
       rename,
       markRemoved,
       markScanned,
+      move,
       userLibraryIds,
       setUserLibraries,
       userExists,
+      userIsAdmin,
     } as const
   }),
 }) {}

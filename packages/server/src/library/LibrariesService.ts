@@ -48,7 +48,6 @@ export class LibrariesService extends Effect.Service<LibrariesService>()("@tonea
     const scans = yield* ScanService
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
-    const primaryDir = config.libraryDir
 
     /** The caller's libraries (`GET /api/library/libraries`): admins every present one. */
     const listFor = (user: SessionUser) =>
@@ -113,6 +112,8 @@ export class LibrariesService extends Effect.Service<LibrariesService>()("@tonea
           id = yield* libraries.insert(request.name, folder)
         }
         yield* access.forget
+        // A library added is indexed at once (incremental: one added again only reads what changed meanwhile).
+        yield* scans.start(false, id).pipe(Effect.ignore)
         return toLibrary(Option.getOrThrow(yield* libraries.byId(id)))
       })
 
@@ -136,17 +137,11 @@ export class LibrariesService extends Effect.Service<LibrariesService>()("@tonea
         yield* access.forget
       })
 
-    /** Scans a library now. The scanner indexes the first configured folder; the others are not scanned yet. */
+    /** Scans a library now (incremental); `started` is false when a scan of it is running already. */
     const scan = (id: number) =>
       Effect.gen(function* () {
-        const library = yield* present(id)
-        if (library.path !== primaryDir) {
-          return yield* new Conflict({
-            message: `library ${id} (${library.name}) is not scanned by this server yet: only ${primaryDir} is`,
-            reason: "library_not_scannable",
-          })
-        }
-        return yield* scans.start(false)
+        yield* present(id)
+        return yield* scans.start(false, id)
       })
 
     const userLibraries = (userId: string) =>
@@ -180,7 +175,19 @@ export class LibrariesService extends Effect.Service<LibrariesService>()("@tonea
      * removed (an admin's choice) and is only logged.
      */
     const reconcile = Effect.gen(function* () {
-      for (const dir of libraryDirsOf(config)) {
+      const dirs = libraryDirsOf(config)
+      // One folder given, one library known elsewhere: the music moved (a new disk), as a single-library server
+      // always allowed. The library follows its folder, so its tracks keep their ids (their paths are relative).
+      const placed = (yield* libraries.all).filter((row) => row.removed_at === null && row.path !== null)
+      if (dirs.length === 1 && placed.length === 1 && placed[0]!.path !== dirs[0]) {
+        if (Option.isNone(yield* libraries.byPath(dirs[0]!))) {
+          yield* libraries.move(placed[0]!.id, dirs[0]!)
+          yield* Effect.logInfo(
+            `library ${placed[0]!.id} (${placed[0]!.name}) moved from ${placed[0]!.path} to ${dirs[0]}`,
+          )
+        }
+      }
+      for (const dir of dirs) {
         const known = yield* libraries.byPath(dir)
         if (Option.isSome(known)) {
           if (known.value.removed_at !== null) {

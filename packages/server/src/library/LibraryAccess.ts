@@ -11,6 +11,8 @@ export const ACCESS_KEPT_MS = 5_000
  * with `LibraryAccess.asCaller`. The contract's routes need nothing: their `CurrentSession` is read.
  */
 const callerRef = FiberRef.unsafeMake<SessionUser | undefined>(undefined)
+/** A library set given outright (work done for a user named by id: a rebuild): wins over the caller. */
+const scopeRef = FiberRef.unsafeMake<LibraryScope | undefined>(undefined)
 /** The browse routes' `library_id`: one library of the caller's. */
 const narrowedRef = FiberRef.unsafeMake<number | undefined>(undefined)
 
@@ -35,7 +37,7 @@ export class LibraryAccess extends Effect.Service<LibraryAccess>()("@tonearm/ser
       })
 
     /** A user's library set (admins: every library). */
-    const forUser = (user: SessionUser) =>
+    const forUser = (user: Pick<SessionUser, "id" | "isAdmin">) =>
       user.isAdmin
         ? Effect.succeed(EVERY_LIBRARY)
         : Effect.gen(function* () {
@@ -49,6 +51,8 @@ export class LibraryAccess extends Effect.Service<LibraryAccess>()("@tonearm/ser
 
     /** The current caller's library set, narrowed to the route's `library_id` when one was given. */
     const current = Effect.gen(function* () {
+      const given = yield* FiberRef.get(scopeRef)
+      if (given !== undefined) return narrowScope(given, yield* FiberRef.get(narrowedRef))
       const caller =
         (yield* FiberRef.get(callerRef)) ??
         Option.getOrUndefined(Option.map(yield* Effect.serviceOption(CurrentSession), (session) => session.user))
@@ -56,10 +60,21 @@ export class LibraryAccess extends Effect.Service<LibraryAccess>()("@tonearm/ser
       return narrowScope(scope, yield* FiberRef.get(narrowedRef))
     })
 
+    /**
+     * The library set of a user named by id, for work done for them without their session (a smart playlist's
+     * refresh, a recommendation rebuild): what that user may hear, whoever runs it. An unknown user hears nothing.
+     */
+    const forUserId = (userId: string) =>
+      Effect.flatMap(libraries.userIsAdmin(userId), (isAdmin) =>
+        isAdmin === undefined
+          ? Effect.succeed<LibraryScope>({ ids: [] })
+          : forUser({ id: userId as SessionUser["id"], isAdmin }),
+      )
+
     /** Forgets kept sets: after any change of libraries or access on this server. */
     const forget = Effect.sync(() => kept.clear())
 
-    return { current, forUser, forget } as const
+    return { current, forUser, forUserId, forget } as const
   }),
   dependencies: [LibrariesRepository.Default],
 }) {
@@ -68,6 +83,12 @@ export class LibraryAccess extends Effect.Service<LibraryAccess>()("@tonearm/ser
     (user: SessionUser | undefined) =>
     <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
       Effect.locally(effect, callerRef, user)
+
+  /** Runs `effect` reading the catalogue of this library set (`forUserId`'s: a user's background work). */
+  static withScope =
+    (scope: LibraryScope) =>
+    <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      Effect.locally(effect, scopeRef, scope)
 
   /** Runs `effect` with the caller's libraries narrowed to one (`library_id`; undefined: no narrowing). */
   static within =

@@ -1,8 +1,25 @@
 import * as path from "node:path"
 import { isAudioPath, scanIgnoreRule } from "@tonearm/core"
-import { Clock, Config, ConfigError, Duration, Effect, Either, Layer, Option, Queue, Runtime } from "effect"
-import { scanIgnoreOf, TonearmConfig } from "../config/TonearmConfig.js"
-import { Scanner } from "./Scanner.js"
+import {
+  Clock,
+  Config,
+  ConfigError,
+  Duration,
+  Effect,
+  Either,
+  Exit,
+  Layer,
+  Option,
+  Queue,
+  Runtime,
+  Scope,
+} from "effect"
+import { scanIgnoreOf, TonearmConfig, type TonearmSettings } from "../config/TonearmConfig.js"
+import { dutyLayer } from "../leases/index.js"
+import { watchFolders } from "./folderWatch.js"
+import { LibrariesRepository } from "./LibrariesRepository.js"
+import { PRIMARY_LIBRARY } from "./libraryPaths.js"
+import { type ScannedLibrary, Scanner } from "./Scanner.js"
 
 /** How scans keep up with the library folder without being asked. */
 export interface WatchSettings {
@@ -82,102 +99,155 @@ export const isWatchedChange = (
   )
 }
 
+/** How often the watcher looks for libraries added or removed since it started (an admin's routes). */
+export const LIBRARIES_RECHECK = Duration.seconds(10)
+
 /**
- * Keeps the index up with the library folder: a watcher on the folder (when `watch`) and a timer (when
- * `interval` is set) wake one loop, which waits for `debounce` of quiet, then runs an incremental scan of
- * the whole library (size and mtime decide what is re-read, so a quiet folder costs a stat). Changes that
- * arrive while a scan runs wake the loop again, so one more scan follows it; a scan held off by another
- * (over the API or on another replica) is retried when that one ends. A watcher that cannot start (the
- * folder is missing, the inotify limit is reached, the native module is absent) logs one warning: the
- * server runs on and scans still come from the API and the timer. Everything stops with the layer's scope.
+ * Keeps the index up with each library's folder: per library, a watcher on its folder (when `watch`) and a timer
+ * (when `interval` is set) wake one loop, which waits for `debounce` of quiet, then runs an incremental scan of
+ * that library (size and mtime decide what is re-read, so a quiet folder costs a stat). Changes that arrive while a
+ * scan runs wake the loop again, so one more scan follows it; a scan held off by another of the same library (over
+ * the API or on another replica) is retried when that one ends. A watcher that cannot start (the folder is missing,
+ * the inotify limit is reached) logs one warning: the server runs on and scans still
+ * come from the API and the timer. Libraries added later get theirs within `LIBRARIES_RECHECK`; a removed one's
+ * stops. Everything stops with the layer's scope.
  */
 export const libraryWatcher = (settings: WatchSettings) =>
   Layer.scopedDiscard(
     Effect.gen(function* () {
       if (!settings.watch && Option.isNone(settings.interval)) return
       const scanner = yield* Scanner
+      // The libraries' folders; without the repository (a test's scanner), the configured folder as library 1.
+      const libraries = yield* Effect.serviceOption(LibrariesRepository)
       const config = yield* TonearmConfig
-      const { dataDir } = config
-      const root = scanner.root
-      const ignored = scanIgnoreRule(scanIgnoreOf(config))
-      const dataDirRelative = path.relative(root, dataDir)
-      const dataInside =
-        dataDirRelative !== "" && !dataDirRelative.startsWith("..") && !path.isAbsolute(dataDirRelative)
-          ? dataDirRelative
-          : undefined
-      const wake = yield* Queue.sliding<void>(1)
-      const runtime = yield* Effect.runtime<never>()
+      const watching = new Map<string, Scope.CloseableScope>()
 
-      /** Runs one incremental scan to its end, waiting for another one to end first. */
-      const scanWhenFree = Effect.gen(function* () {
-        while (true) {
-          const result = yield* scanner.scan({ full: false })
-          if (Option.isSome(result)) {
-            const done = result.value
-            return yield* Effect.logInfo(
-              `background library scan finished in ${done.seconds.toFixed(1)} s: ${done.added} added, ` +
-                `${done.updated} updated, ${done.removed} removed, ${done.skipped} skipped, ${done.errors} errors`,
-            )
+      /** The present libraries and their folders, keyed `id:folder` (a library moved is watched anew). */
+      const present = Effect.map(
+        Option.match(libraries, {
+          onNone: () => Effect.succeed([]),
+          onSome: (repository) => repository.all.pipe(Effect.orElseSucceed(() => [])),
+        }),
+        (rows) => {
+          const wanted = new Map<string, ScannedLibrary>()
+          for (const row of rows) {
+            if (row.removed_at !== null) continue
+            const root = row.path ?? (row.id === PRIMARY_LIBRARY ? config.libraryDir : undefined)
+            if (root !== undefined) wanted.set(`${row.id}:${root}`, { id: row.id, root })
           }
-          yield* Effect.sleep(BUSY_RETRY)
-        }
-      }).pipe(
-        // The scanner has logged why it failed; the next change or tick tries again.
-        Effect.catchAllCause(() => Effect.void),
+          // No row read (the database is away): the first configured folder is library 1, as it always was.
+          if (!rows.some((row) => row.id === PRIMARY_LIBRARY)) {
+            wanted.set(`${PRIMARY_LIBRARY}:${config.libraryDir}`, { id: PRIMARY_LIBRARY, root: config.libraryDir })
+          }
+          return wanted
+        },
       )
 
-      /** Waits for a wake-up, then for `debounce` without one (at most MAX_WATCH_DELAY), then scans. */
-      const oneRound = Effect.gen(function* () {
-        yield* Queue.take(wake)
-        const first = yield* Clock.currentTimeMillis
-        while (true) {
-          const more = yield* Queue.take(wake).pipe(Effect.timeoutOption(settings.debounce))
-          if (Option.isNone(more)) break
-          if ((yield* Clock.currentTimeMillis) - first >= Duration.toMillis(MAX_WATCH_DELAY)) break
+      const reconcile = Effect.gen(function* () {
+        const wanted = yield* present
+        for (const [key, scope] of watching) {
+          if (wanted.has(key)) continue
+          watching.delete(key)
+          yield* Scope.close(scope, Exit.void)
         }
-        yield* scanWhenFree
+        for (const [key, library] of wanted) {
+          if (watching.has(key)) continue
+          const scope = yield* Scope.make()
+          watching.set(key, scope)
+          yield* Scope.extend(watchOne(settings, scanner, config, library), scope)
+        }
       })
-      yield* Effect.forkScoped(Effect.forever(oneRound))
-
-      if (Option.isSome(settings.interval)) {
-        yield* Queue.offer(wake, undefined).pipe(
-          Effect.delay(settings.interval.value),
-          Effect.forever,
-          Effect.forkScoped,
-        )
-      }
-
-      if (!settings.watch) return
-      const onEvents = (error: Error | null, events: ReadonlyArray<{ readonly path: string }>) => {
-        if (error !== null) {
-          // Events may have been lost (a queue overflow): scan anyway.
-          Runtime.runFork(runtime)(Effect.logWarning(`library watcher: ${error.message}; scanning to catch up`))
-          Queue.unsafeOffer(wake, undefined)
-          return
-        }
-        if (events.some((event) => isWatchedChange(path.relative(root, event.path), dataInside, ignored))) {
-          Queue.unsafeOffer(wake, undefined)
-        }
-      }
-      yield* Effect.acquireRelease(
-        Effect.tryPromise(async () => {
-          // Loaded when the watcher starts: an install without the native module serves without a watcher.
-          const parcel = await import("@parcel/watcher")
-          return await parcel.subscribe(root, onEvents)
-        }),
-        (subscription) => Effect.tryPromise(() => subscription.unsubscribe()).pipe(Effect.ignore),
-      ).pipe(
-        Effect.tap(() => Effect.logDebug(`watching ${root} for changes`)),
-        Effect.catchAll((error) => {
-          const reason = error.error instanceof Error ? error.error.message : String(error.error)
-          return Effect.logWarning(
-            `could not watch the library folder ${root} (${reason}); changes are indexed by the next scan` +
-              (Option.isSome(settings.interval) ? " (TONEARM_SCAN_INTERVAL)" : " (POST /api/admin/scan)"),
-          )
-        }),
+      yield* Effect.addFinalizer(() =>
+        Effect.forEach([...watching.values()], (scope) => Scope.close(scope, Exit.void), { discard: true }),
       )
+      yield* reconcile
+      yield* reconcile.pipe(Effect.delay(LIBRARIES_RECHECK), Effect.forever, Effect.forkScoped)
     }),
   )
 
-/** The watcher and the periodic scan with the settings from the environment. */
-export const LibraryWatcherLive = Layer.unwrapEffect(Effect.map(WatchSettingsConfig, libraryWatcher))
+/** One library's loop, timer and watcher, living in the scope it is extended with. */
+const watchOne = (settings: WatchSettings, scanner: Scanner, config: TonearmSettings, library: ScannedLibrary) =>
+  Effect.gen(function* () {
+    const { dataDir } = config
+    const root = library.root
+    const ignored = scanIgnoreRule(scanIgnoreOf(config))
+    const dataDirRelative = path.relative(root, dataDir)
+    const dataInside =
+      dataDirRelative !== "" && !dataDirRelative.startsWith("..") && !path.isAbsolute(dataDirRelative)
+        ? dataDirRelative
+        : undefined
+    const wake = yield* Queue.sliding<void>(1)
+    const runtime = yield* Effect.runtime<never>()
+
+    /** Runs one incremental scan to its end, waiting for another one of this library to end first. */
+    const scanWhenFree = Effect.gen(function* () {
+      while (true) {
+        const result = yield* scanner.scan({ full: false, library })
+        if (Option.isSome(result)) {
+          const done = result.value
+          return yield* Effect.logInfo(
+            `background scan of library ${library.id} finished in ${done.seconds.toFixed(1)} s: ${done.added} added, ` +
+              `${done.updated} updated, ${done.removed} removed, ${done.skipped} skipped, ${done.errors} errors`,
+          )
+        }
+        yield* Effect.sleep(BUSY_RETRY)
+      }
+    }).pipe(
+      // The scanner has logged why it failed; the next change or tick tries again.
+      Effect.catchAllCause(() => Effect.void),
+    )
+
+    /** Waits for a wake-up, then for `debounce` without one (at most MAX_WATCH_DELAY), then scans. */
+    const oneRound = Effect.gen(function* () {
+      yield* Queue.take(wake)
+      const first = yield* Clock.currentTimeMillis
+      while (true) {
+        const more = yield* Queue.take(wake).pipe(Effect.timeoutOption(settings.debounce))
+        if (Option.isNone(more)) break
+        if ((yield* Clock.currentTimeMillis) - first >= Duration.toMillis(MAX_WATCH_DELAY)) break
+      }
+      yield* scanWhenFree
+    })
+    yield* Effect.forkScoped(Effect.forever(oneRound))
+
+    if (Option.isSome(settings.interval)) {
+      yield* Queue.offer(wake, undefined).pipe(Effect.delay(settings.interval.value), Effect.forever, Effect.forkScoped)
+    }
+
+    if (!settings.watch) return
+    const wanted = (relative: string) => isWatchedChange(relative, dataInside, ignored)
+    const onChange = (changed: string) => {
+      if (wanted(path.relative(root, changed))) Queue.unsafeOffer(wake, undefined)
+    }
+    const onError = (error: Error) => {
+      // A folder created since could not be watched (the inotify limit): scan anyway.
+      Runtime.runFork(runtime)(Effect.logWarning(`library watcher: ${error.message}; scanning to catch up`))
+      Queue.unsafeOffer(wake, undefined)
+    }
+    yield* Effect.acquireRelease(
+      Effect.tryPromise(() => watchFolders(root, wanted, onChange, onError)),
+      (watch) => Effect.sync(() => watch.close()),
+    ).pipe(
+      Effect.tap((watch) => Effect.logDebug(`watching ${root} for changes (${watch.folders()} folders)`)),
+      Effect.catchAll((error) => {
+        const reason = error.error instanceof Error ? error.error.message : String(error.error)
+        return Effect.logWarning(
+          `could not watch the library folder ${root} (${reason}); changes are indexed by the next scan` +
+            (Option.isSome(settings.interval) ? " (TONEARM_SCAN_INTERVAL)" : " (POST /api/admin/scan)"),
+        )
+      }),
+    )
+  })
+
+/** The lease under which one replica watches the folder and runs the periodic scan (issue 30). */
+export const WATCHER_LEASE = "library-watcher"
+
+/**
+ * The watcher and the periodic scan with the settings from the environment, on the one replica that holds
+ * WATCHER_LEASE (every replica watching the same folder would start the same scan, and wait on the scan lease).
+ */
+export const LibraryWatcherLive = Layer.unwrapEffect(
+  Effect.map(WatchSettingsConfig, (settings) =>
+    dutyLayer(WATCHER_LEASE, libraryWatcher(settings).pipe(Layer.provide(LibrariesRepository.Default))),
+  ),
+)

@@ -15,7 +15,6 @@ import {
   type TrackId,
 } from "@tonearm/core"
 import { Effect, Option } from "effect"
-import { TonearmConfig } from "../config/TonearmConfig.js"
 import { LibraryService } from "./LibraryService.js"
 import { ParsePool } from "./ParsePool.js"
 import { resolveInLibrary, TrackFiles } from "./TrackFiles.js"
@@ -76,24 +75,30 @@ export class LyricsService extends Effect.Service<LyricsService>()("@tonearm/ser
     const files = yield* TrackFiles
     const parser = yield* ParsePool
     const library = yield* LibraryService
-    const { libraryDir } = yield* TonearmConfig
 
     /** The sidecar files next to a track's file: its folder's names with the same base name. */
-    const sidecarsOf = (relativePath: string) =>
+    const sidecarsOf = (storedPath: string) =>
       Effect.gen(function* () {
+        const located = yield* files.locate(storedPath)
+        // A library without a folder (removed meanwhile) has no sidecars; never another library's folder.
+        const root = located.root ?? ""
+        const relativePath = located.relative
         const folder = path.posix.dirname(relativePath)
         const base = path.posix.basename(relativePath, path.posix.extname(relativePath))
-        const names = yield* Effect.promise(() =>
-          fs.readdir(path.join(libraryDir, ...folder.split("/"))).catch((): Array<string> => []),
-        )
-        return { folder, names: sidecarNames(names, base) }
+        const names =
+          located.root === undefined
+            ? []
+            : yield* Effect.promise(() =>
+                fs.readdir(path.join(root, ...folder.split("/"))).catch((): Array<string> => []),
+              )
+        return { root, folder, names: sidecarNames(names, base) }
       })
 
     /** A sidecar's text: inside the library (symlinks out of it are not followed), at most the cap, UTF-8. */
-    const sidecarText = (folder: string, name: string | undefined) =>
+    const sidecarText = (root: string, folder: string, name: string | undefined) =>
       Effect.gen(function* () {
         if (name === undefined) return undefined
-        const file = yield* resolveInLibrary(libraryDir, folder === "." ? name : `${folder}/${name}`)
+        const file = yield* resolveInLibrary(root, folder === "." ? name : `${folder}/${name}`)
         if (Option.isNone(file)) return undefined
         if (file.value.sizeBytes > LYRICS_SIDECAR_MAX_BYTES) {
           yield* Effect.logWarning(
@@ -120,9 +125,9 @@ export class LyricsService extends Effect.Service<LyricsService>()("@tonearm/ser
       const file = found.value
       const sidecars = yield* sidecarsOf(file.relativePath)
       const readers: { readonly [K in keyof LyricsFound]-?: Effect.Effect<LyricsFound[K]> } = {
-        lrc: sidecarText(sidecars.folder, sidecars.names.lrc),
+        lrc: sidecarText(sidecars.root, sidecars.folder, sidecars.names.lrc),
         embedded: embeddedTags(file.absolutePath),
-        txt: sidecarText(sidecars.folder, sidecars.names.txt),
+        txt: sidecarText(sidecars.root, sidecars.folder, sidecars.names.txt),
       }
       for (const source of LYRICS_SOURCE_ORDER) {
         const content = yield* readers[source]

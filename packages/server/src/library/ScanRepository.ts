@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
-import { Effect, Option, Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
 export const ScanRecord = Schema.Struct({
   id: Schema.NumberFromString,
+  library_id: Schema.Int,
   state: Schema.Literal("running", "completed", "failed"),
   full_scan: Schema.Boolean,
   started_at: Schema.DateTimeUtcFromDate,
@@ -38,48 +39,14 @@ export interface ScanCounters {
   readonly skipped: number
 }
 
-/** Key of the advisory lock that makes scans one at a time across every replica. */
-const SCAN_LOCK = "tonearm.scan"
-
 export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/server/ScanRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
-    /**
-     * Holds the scan lock on a dedicated connection for the life of the scope; None when another scan (on
-     * any replica) holds it. The lock dies with its connection, so a crashed scanner never blocks the next.
-     */
-    const acquireLock = Effect.gen(function* () {
-      const connection = yield* sql.reserve
-      const [row] = yield* connection.execute(
-        "SELECT pg_try_advisory_lock(hashtext($1)) AS locked",
-        [SCAN_LOCK],
-        undefined,
-      )
-      if (row?.locked !== true) return Option.none<void>()
-      yield* Effect.addFinalizer(() =>
-        connection.execute("SELECT pg_advisory_unlock(hashtext($1))", [SCAN_LOCK], undefined).pipe(Effect.ignore),
-      )
-      return Option.some<void>(undefined)
-    }).pipe(orInternal("ScanRepository.acquireLock"))
-
-    /**
-     * Whether some session holds the scan lock of this database right now (advisory locks are per database; another
-     * Tonearm database on the same cluster scanning must not make ours look busy).
-     */
-    const lockHeld = sql<{ held: boolean }>`
-      SELECT EXISTS (
-        SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND granted
-          AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
-          AND objid = (hashtext(${SCAN_LOCK}) & x'ffffffff'::bigint)::oid
-      ) AS held`.pipe(
-      Effect.map((rows) => rows[0]?.held === true),
-      orInternal("ScanRepository.lockHeld"),
-    )
-
-    const start = (full: boolean, now: Date) =>
+    const start = (full: boolean, now: Date, libraryId = 1) =>
       sql<{ id: string }>`
-        INSERT INTO scans (state, full_scan, started_at) VALUES ('running', ${full}, ${now}) RETURNING id`.pipe(
+        INSERT INTO scans (state, full_scan, started_at, library_id)
+        VALUES ('running', ${full}, ${now}, ${libraryId}) RETURNING id`.pipe(
         Effect.map((rows) => Number(rows[0]!.id)),
         orInternal("ScanRepository.start"),
       )
@@ -107,10 +74,10 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
      * Rows a dead process left `running` become `failed` with the reason (call it holding the scan lock: then no
      * scan is running anywhere). Answers how many.
      */
-    const closeInterrupted = (now: Date, message: string) =>
+    const closeInterrupted = (now: Date, message: string, libraryId = 1) =>
       sql<{ id: string }>`
         UPDATE scans SET state = 'failed', finished_at = ${now}, message = ${message}
-        WHERE state = 'running' RETURNING id`.pipe(
+        WHERE state = 'running' AND library_id = ${libraryId} RETURNING id`.pipe(
         Effect.map((rows) => rows.length),
         orInternal("ScanRepository.closeInterrupted"),
       )
@@ -120,12 +87,20 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
       orInternal("ScanRepository.latest"),
     )
 
-    const everCompleted = sql<{
-      done: boolean
-    }>`SELECT EXISTS (SELECT 1 FROM scans WHERE state = 'completed') AS done`.pipe(
-      Effect.map((rows) => rows[0]?.done === true),
-      orInternal("ScanRepository.everCompleted"),
-    )
+    /** One library's latest scan. */
+    const latestOf = (libraryId: number) =>
+      sql`SELECT * FROM scans WHERE library_id = ${libraryId} ORDER BY id DESC LIMIT 1`.pipe(
+        Effect.flatMap(decodeFirst(ScanRecord)),
+        orInternal("ScanRepository.latestOf"),
+      )
+
+    const everCompleted = (libraryId = 1) =>
+      sql<{
+        done: boolean
+      }>`SELECT EXISTS (SELECT 1 FROM scans WHERE state = 'completed' AND library_id = ${libraryId}) AS done`.pipe(
+        Effect.map((rows) => rows[0]?.done === true),
+        orInternal("ScanRepository.everCompleted"),
+      )
 
     /** A page of scan errors by path, and how many there are. */
     const errorPage = (offset: number, limit: number) =>
@@ -143,13 +118,12 @@ export class ScanRepository extends Effect.Service<ScanRepository>()("@tonearm/s
       )
 
     return {
-      acquireLock,
-      lockHeld,
       start,
       progress,
       finish,
       closeInterrupted,
       latest,
+      latestOf,
       everCompleted,
       errorPage,
     } as const

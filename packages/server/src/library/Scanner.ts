@@ -5,7 +5,10 @@ import { ChangeLog } from "../changes/index.js"
 import { currentDate } from "../clock.js"
 import { scanIgnoreOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { collectGarbageBeyond } from "../idleGc.js"
+import { Leases, scanLeaseOf } from "../leases/index.js"
 import { CatalogRepository } from "./CatalogRepository.js"
+import { LibrariesRepository } from "./LibrariesRepository.js"
+import { PRIMARY_LIBRARY } from "./libraryPaths.js"
 import type { ParsePool } from "./ParsePool.js"
 import { type ScanCounters, ScanRepository } from "./ScanRepository.js"
 import { ScanSignals } from "./ScanSignals.js"
@@ -13,7 +16,7 @@ import { artistImages } from "./scan/artistImages.js"
 import { MoveCandidates } from "./scan/moves.js"
 import { plan } from "./scan/plan.js"
 import { inBatches, type ParsedFolder, readFolders } from "./scan/read.js"
-import { statisticsStale, tidy } from "./scan/tidy.js"
+import { BulkLoadMinFiles, bulkLoadsSearch, statisticsStale, tidy } from "./scan/tidy.js"
 import { walk } from "./scan/walk.js"
 import { writeBatch } from "./scan/write.js"
 import { LibraryFolderUnreadable, libraryFolderEmpty, libraryFolderUnreadableIn, withIndexKept } from "./walk.js"
@@ -25,9 +28,17 @@ export interface ScanProgress extends ScanCounters {
   readonly filesRead: number
 }
 
+/** Which library a scan indexes, and its folder. */
+export interface ScannedLibrary {
+  readonly id: number
+  readonly root: string
+}
+
 export interface ScanOptions {
   readonly full: boolean
   readonly onProgress?: (progress: ScanProgress) => Effect.Effect<void>
+  /** The library to index; default library 1 at the first configured folder. */
+  readonly library?: ScannedLibrary
 }
 
 export interface ScanSummary extends ScanCounters {
@@ -78,15 +89,19 @@ const noCounts: Tally = {
 export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner", {
   effect: Effect.gen(function* () {
     const scans = yield* ScanRepository
+    const leases = yield* Leases
+    const libraries = yield* LibrariesRepository
     const signals = yield* ScanSignals
     const config = yield* TonearmConfig
     // The phases ask for their services; they run with the ones this scanner was built with.
     const phases = yield* Effect.context<CatalogRepository | ChangeLog | ParsePool | SqlClient.SqlClient>()
-    const root = config.libraryDir
+    const primary: ScannedLibrary = { id: PRIMARY_LIBRARY, root: config.libraryDir }
     const ignored = scanIgnoreRule(scanIgnoreOf(config))
+    const bulkMinFiles = yield* BulkLoadMinFiles
 
     const run = (options: ScanOptions, scanId: number) =>
       Effect.gen(function* () {
+        const { id: libraryId, root } = options.library ?? primary
         const started = yield* Clock.currentTimeMillis
         const tally = yield* Ref.make(noCounts)
         const report = (phase: ScanProgress["phase"]) =>
@@ -96,18 +111,26 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* report("walking")
 
         const catalog = yield* CatalogRepository
-        const { walked, known } = yield* walk(root, ignored).pipe(
+        const { walked, known } = yield* walk(root, ignored, libraryId).pipe(
           Effect.catchIf(
             (error): error is LibraryFolderUnreadable => error instanceof LibraryFolderUnreadable,
             (error) =>
-              Effect.flatMap(catalog.presentTrackCount, (indexed) => Effect.fail(withIndexKept(error, indexed))),
+              Effect.flatMap(catalog.presentTrackCount(libraryId), (indexed) =>
+                Effect.fail(withIndexKept(error, indexed)),
+              ),
           ),
         )
         if (walked.folders.size === 0 && known.tracks.size > 0) {
           return yield* Effect.fail(libraryFolderEmpty(root, known.tracks.size))
         }
         const planned = plan(walked, known, options.full)
-        const candidates = new MoveCandidates(yield* catalog.vanishedTracks(planned.removedPaths))
+        // A bulk load builds the search indexes once at its end; a failed one builds them at once, a killed one at
+        // the next boot (`ScanService.closeInterrupted`).
+        const bulk =
+          bulkLoadsSearch(planned.filesToRead, yield* catalog.presentTrackTotal, bulkMinFiles) &&
+          (yield* catalog.dropSearchIndexes)
+        if (bulk) yield* Effect.logWarning(`library ${libraryId}: loading ${planned.filesToRead} files in bulk`)
+        const candidates = new MoveCandidates(yield* catalog.vanishedTracks(planned.removedPaths, libraryId))
         yield* Ref.update(tally, (counts) => ({
           ...counts,
           filesSeen: planned.filesSeen,
@@ -141,7 +164,8 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
         yield* Ref.update(tally, (counts) => ({ ...counts, errors: counts.errors + planned.errorsKept }))
         yield* report("tidying")
         const { removed } = yield* tidy(planned, root)
-        yield* artistImages(walked)
+        if (bulk) yield* catalog.ensureSearchIndexes
+        yield* artistImages(walked, libraryId)
         const counts = yield* Ref.updateAndGet(tally, (counts) => ({ ...counts, removed }))
         if (statisticsStale(counts.added + counts.updated + removed, known.tracks.size)) yield* catalog.analyze
         yield* report("done")
@@ -155,22 +179,32 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
           skipped: counts.skipped,
           seconds: (finished - started) / 1000,
         } satisfies ScanSummary
-      }).pipe(Effect.provide(phases))
+      }).pipe(
+        // A bulk load that failed leaves no search without its indexes (a no-op when they are there).
+        Effect.onError((cause) =>
+          Cause.isInterruptedOnly(cause)
+            ? Effect.void
+            : Effect.flatMap(CatalogRepository, (catalog) => catalog.ensureSearchIndexes).pipe(Effect.ignore),
+        ),
+        Effect.provide(phases),
+      )
 
     /**
-     * Runs one scan to the end, or answers None at once when another scan holds the lock (on any replica).
-     * `onStarted` runs as soon as the lock is taken.
+     * Runs one scan of a library to the end, or answers None at once when another scan of that library holds its
+     * lock (on any replica); two libraries scan at once. `onStarted` runs as soon as the lock is taken.
      */
     const scan = (options: ScanOptions & { readonly onStarted?: Effect.Effect<void> }) =>
       Effect.scoped(
         Effect.gen(function* () {
-          if (Option.isNone(yield* scans.acquireLock)) return Option.none<ScanSummary>()
-          const scanId = yield* scans.start(options.full, yield* currentDate)
+          const library = options.library ?? primary
+          const held = yield* leases.hold(scanLeaseOf(library.id))
+          if (Option.isNone(held)) return Option.none<ScanSummary>()
+          const scanId = yield* scans.start(options.full, yield* currentDate, library.id)
           if (options.onStarted) yield* options.onStarted
           /** Ends the scan's row as failed, keeping the counts it had reached. */
           const markFailed = (message: string) =>
             Effect.gen(function* () {
-              const latest = yield* scans.latest.pipe(Effect.orElseSucceed(() => Option.none()))
+              const latest = yield* scans.latestOf(library.id).pipe(Effect.orElseSucceed(() => Option.none()))
               const counters = Option.match(latest, {
                 onNone: () => ({ filesSeen: 0, added: 0, updated: 0, removed: 0, errors: 0, skipped: 0 }),
                 onSome: (row) => ({
@@ -184,7 +218,11 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
               })
               yield* scans.finish(scanId, "failed", counters, yield* currentDate, message)
             }).pipe(Effect.ignore)
-          const summary = yield* run(options, scanId).pipe(
+          // A lease lost mid-scan (this process stalled past its expiry) stops the scan: another may have begun.
+          const summary = yield* Effect.raceFirst(
+            run(options, scanId),
+            Effect.zipRight(held.value.lost, Effect.dieMessage("the scan's lease was lost (see the log)")),
+          ).pipe(
             Effect.tapErrorCause((cause) =>
               Effect.gen(function* () {
                 const unreadable = libraryFolderUnreadableIn(cause)
@@ -198,13 +236,22 @@ export class Scanner extends Effect.Service<Scanner>()("@tonearm/server/Scanner"
             // rather than waiting for the status check to notice a running row nobody holds.
             Effect.onInterrupt(() => markFailed("the scan was stopped before it finished")),
           )
-          yield* scans.finish(scanId, "completed", summary, yield* currentDate, null)
+          const finishedAt = yield* currentDate
+          yield* scans.finish(scanId, "completed", summary, finishedAt, null)
+          yield* libraries.markScanned(library.id, finishedAt)
           yield* signals.completed
           return Option.some(summary)
         }),
       )
 
-    return { scan, root } as const
+    return { scan, root: primary.root } as const
   }),
-  dependencies: [CatalogRepository.Default, ScanRepository.Default, ChangeLog.Default, ScanSignals.Default],
+  dependencies: [
+    CatalogRepository.Default,
+    ScanRepository.Default,
+    ChangeLog.Default,
+    ScanSignals.Default,
+    LibrariesRepository.Default,
+    Leases.Default,
+  ],
 }) {}

@@ -4,6 +4,7 @@ import type { AlbumId, ArtistId, TrackId } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { TonearmConfig } from "../config/TonearmConfig.js"
 import { BrowseRepository } from "./BrowseRepository.js"
+import { LibraryRoots } from "./LibraryRoots.js"
 
 export interface LibraryFile {
   /** Absolute, real path, proven to lie inside the library root. */
@@ -64,7 +65,14 @@ export const externalArtistImagesDir = (dataDir: string) => path.join(dataDir, "
 export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/TrackFiles", {
   effect: Effect.gen(function* () {
     const browse = yield* BrowseRepository
-    const { libraryDir, dataDir } = yield* TonearmConfig
+    const roots = yield* LibraryRoots
+    const { dataDir } = yield* TonearmConfig
+
+    /** A stored path's file, inside its library's folder (`libraryPaths.ts`). */
+    const inItsLibrary = (stored: string) =>
+      Effect.flatMap(roots.locate(stored), ({ root, relative }) =>
+        root === undefined ? Effect.succeed(Option.none<LibraryFile>()) : resolveInLibrary(root, relative),
+      )
 
     /** A track's row, without touching its file (cast tokens). */
     const track = browse.trackFile
@@ -74,10 +82,10 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
       Effect.gen(function* () {
         const row = yield* browse.trackFile(id)
         if (Option.isNone(row)) return Option.none()
-        const file = yield* resolveInLibrary(libraryDir, row.value.path)
+        const file = yield* inItsLibrary(row.value.path)
         return Option.map(file, (found) => ({
           ...found,
-          /** The library-relative path (its folder holds the sidecar files). */
+          /** The stored path (`libraryPaths.ts`; its folder holds the sidecar files). */
           relativePath: row.value.path,
           fileFormat: row.value.file_format,
           title: row.value.title,
@@ -94,7 +102,9 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         const source = row.value.cover_art_source
         // A local cover lies in the library; an external provider's was saved under the data directory.
         const local = source === "sidecar" || source === "embedded"
-        const file = yield* resolveInLibrary(local ? libraryDir : externalCoversDir(dataDir), row.value.cover_path)
+        const file = local
+          ? yield* inItsLibrary(row.value.cover_path)
+          : yield* resolveInLibrary(externalCoversDir(dataDir), row.value.cover_path)
         return Option.map(file, (found) => ({ ...found, source }))
       })
 
@@ -110,12 +120,12 @@ export class TrackFiles extends Effect.Service<TrackFiles>()("@tonearm/server/Tr
         const local = source === "sidecar"
         if (local && row.value.art_path === null) return Option.none()
         const file = local
-          ? yield* resolveInLibrary(libraryDir, row.value.art_path!)
+          ? yield* inItsLibrary(row.value.art_path!)
           : yield* resolveInLibrary(externalArtistImagesDir(dataDir), id)
         return Option.map(file, (found) => ({ ...found, source }))
       })
 
-    return { track, trackFile, coverFile, artistImageFile } as const
+    return { track, trackFile, coverFile, artistImageFile, locate: roots.locate } as const
   }),
-  dependencies: [BrowseRepository.Default],
+  dependencies: [BrowseRepository.Default, LibraryRoots.Default],
 }) {}

@@ -4,9 +4,9 @@ import type { TrackId } from "@tonearm/core"
 import { Effect, Option } from "effect"
 import { ChangeLog, changesOf } from "../changes/index.js"
 import { currentDate } from "../clock.js"
-import { TonearmConfig } from "../config/TonearmConfig.js"
 import { BrowseRepository } from "./BrowseRepository.js"
 import { CatalogRepository } from "./CatalogRepository.js"
+import { LibraryRoots } from "./LibraryRoots.js"
 import { tidyCatalog } from "./scan/tidy.js"
 
 /** Why a track's file may not be deleted. */
@@ -51,7 +51,7 @@ export class TrackRemoval extends Effect.Service<TrackRemoval>()("@tonearm/serve
     const catalog = yield* CatalogRepository
     const browse = yield* BrowseRepository
     const changes = yield* ChangeLog
-    const { libraryDir } = yield* TonearmConfig
+    const roots = yield* LibraryRoots
 
     /**
      * Deletes a present track's file, never outside the library root whatever its stored path. Answers
@@ -60,7 +60,9 @@ export class TrackRemoval extends Effect.Service<TrackRemoval>()("@tonearm/serve
     const deleteFile = Effect.fn("TrackRemoval.deleteFile")(function* (id: TrackId) {
       const row = yield* browse.trackFile(id)
       if (Option.isNone(row)) return "no_track" as const
-      const target = yield* deletablePath(libraryDir, row.value.path).pipe(
+      const { root, relative } = yield* roots.locate(row.value.path)
+      if (root === undefined) return "already_gone" as const
+      const target = yield* deletablePath(root, relative).pipe(
         Effect.catchAllDefect(() => Effect.succeed("outside_library" as const)),
       )
       if (typeof target === "string") return target
@@ -91,5 +93,5 @@ export class TrackRemoval extends Effect.Service<TrackRemoval>()("@tonearm/serve
 
     return { deleteFile, removeTracks } as const
   }),
-  dependencies: [CatalogRepository.Default, BrowseRepository.Default],
+  dependencies: [CatalogRepository.Default, BrowseRepository.Default, LibraryRoots.Default],
 }) {}

@@ -6,12 +6,13 @@ import {
   DEFAULT_SORT_ARTICLES,
   releaseDateOf,
   type SearchDocument,
-  searchDocumentOf,
+  searchDocumentMaker,
   searchKeyOf,
   sortNameWith,
   splitGenres,
   VARIOUS_ARTISTS,
 } from "@tonearm/core"
+import { libraryOfStoredPath, PRIMARY_LIBRARY } from "./libraryPaths.js"
 import { albumKeyOf, artistKeyOf, type ScannedFile } from "./scannedFile.js"
 
 export interface ArtistRow {
@@ -50,6 +51,8 @@ export interface AlbumRow {
   readonly compilation: boolean
   readonly cover_art_source: "sidecar" | "embedded" | null
   readonly cover_path: string | null
+  /** The library its folder lies in (`libraryPaths.ts`). */
+  readonly library_id: number
 }
 
 export interface CreditRow {
@@ -102,6 +105,9 @@ export const emptyRows = (): CatalogRows => ({ artists: new Map(), albums: new M
 export const leadArtistKey = (track: TrackRow): string =>
   (track.credits.find((credit) => credit.role === "main") ?? track.credits[0])!.artist_key
 
+/** Search documents as core `searchDocumentOf` makes them, each distinct title and name folded once. */
+const documentOf = searchDocumentMaker()
+
 const documentColumns = (document: SearchDocument) => ({
   search_words: document.words,
   search_fields: document.fields,
@@ -132,7 +138,7 @@ const addArtist = (
       sort_key: searchKeyOf(sortName),
       sort_tagged: tagged || (existing?.sort_tagged ?? false),
       search_key: searchKeyOf(display),
-      ...documentColumns(searchDocumentOf([display])),
+      ...documentColumns(documentOf([display])),
       mbid: existing?.mbid ?? mbid,
     })
   }
@@ -218,7 +224,11 @@ export const addFolder = (
     const mbid = group.find((file) => file.albumMbid !== null)?.albumMbid ?? null
     const folder = group[0]!.folder
     const albumFolder = folder !== "" && isDiscFolder(folder) ? path.posix.dirname(folder).replace(/^\.$/, "") : folder
-    const albumKey = albumKeyOf(albumArtists.names.join("\u001e"), title, mbid, albumFolder)
+    // An album is one library's: the same release in two libraries (a FLAC and an MP3 copy) is two albums.
+    const libraryId = libraryOfStoredPath(albumFolder)
+    const albumKey =
+      albumKeyOf(albumArtists.names.join("\u001e"), title, mbid, albumFolder) +
+      (libraryId === PRIMARY_LIBRARY ? "" : `\u001flibrary:${libraryId}`)
     const albumSort = group.find((file) => file.albumSort !== null)?.albumSort ?? null
     rows.albums.set(albumKey, {
       album_key: albumKey,
@@ -226,7 +236,7 @@ export const addFolder = (
       artist_keys: artistKeys,
       artist_display: albumArtists.compilation ? VARIOUS_ARTISTS : albumArtists.display,
       search_key: searchKeyOf(title),
-      ...documentColumns(searchDocumentOf([...artistKeys.map((key) => artistName(rows, key)), title])),
+      ...documentColumns(documentOf([...artistKeys.map((key) => artistName(rows, key)), title])),
       sort_key: searchKeyOf(sortNameWith(title, albumSort, articles)),
       release_date: release.releaseDate,
       year: release.year,
@@ -235,6 +245,7 @@ export const addFolder = (
       compilation: albumArtists.compilation,
       cover_art_source: sidecarPath !== null ? "sidecar" : embedded !== undefined ? "embedded" : null,
       cover_path: sidecarPath ?? embedded?.path ?? null,
+      library_id: libraryId,
     })
     const albumArtistKeys = new Set(artistKeys)
     for (const file of group) {
@@ -259,7 +270,7 @@ export const addFolder = (
         search_key: searchKeyOf(file.title),
         ...documentColumns(
           // Names first: a document longer than core's cap loses the end of a long title, not who it is by.
-          searchDocumentOf([...credits.map((credit) => artistName(rows, credit.artist_key)), title, file.title]),
+          documentOf([...credits.map((credit) => artistName(rows, credit.artist_key)), title, file.title]),
         ),
         sort_title: file.titleSort,
         album_key: albumKey,

@@ -11,6 +11,7 @@ export {
   MissingTracksHttpLive,
   ScanHttpLive,
 } from "./LibraryHttp.js"
+export { LibraryRoots } from "./LibraryRoots.js"
 export { LibraryService } from "./LibraryService.js"
 export { LibraryWatcherLive } from "./LibraryWatcher.js"
 export { LyricsService } from "./LyricsService.js"

@@ -10,8 +10,10 @@ import {
   type UserId,
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
+import { type Catalogue, catalogueIn } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { LibraryAccess } from "../library/LibraryAccess.js"
 import { isTasteText } from "./tasteColumns.js"
 
 /** A play row: the wire history item plus its end and the track's length when it was played. */
@@ -90,6 +92,13 @@ const TrendRow = Schema.Struct({
 export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/server/PlayRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const access = yield* LibraryAccess
+    /**
+     * Runs a read over the current caller's catalogue (issue 27): plays of a track of a library the caller does not
+     * hear stay stored (taste is built from every play) but are not shown to them.
+     */
+    const inScope = <A, E, R>(read: (c: Catalogue) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(access.current, (scope) => read(catalogueIn(sql, scope)))
 
     /** Serialises one user's play writes, so "a new play closes the open one" holds under concurrency. */
     const lockUser = (userId: UserId) =>
@@ -151,27 +160,34 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
 
     /** Every user's open plays started since `since`, newest first, with the listener's name (now playing). */
     const openPlaysSince = (since: Date) =>
-      sql<{ user_id: string; username: string; track_id: string; client_id: string; started_at: Date }>`
+      inScope(
+        (c) => sql<{ user_id: string; username: string; track_id: string; client_id: string; started_at: Date }>`
         SELECT p.user_id, u.username, p.track_id, p.client_id, p.started_at
-        FROM play_events p JOIN users u ON u.id = p.user_id JOIN tracks t ON t.id = p.track_id
-        WHERE p.ended_at IS NULL AND p.started_at >= ${since} ORDER BY p.started_at DESC LIMIT 100`.pipe(
-        orInternal("PlayRepository.openPlaysSince"),
-      )
+        FROM play_events p JOIN users u ON u.id = p.user_id JOIN ${c.tracks} t ON t.id = p.track_id
+        WHERE p.ended_at IS NULL AND p.started_at >= ${since} ORDER BY p.started_at DESC LIMIT 100`,
+      ).pipe(orInternal("PlayRepository.openPlaysSince"))
 
     /** Newest first, keyset-paged on (started_at, id). */
     const history = (userId: UserId, before: { startedAt: Date; id: string } | null, limit: number) =>
-      (before === null
-        ? sql`SELECT * FROM play_events WHERE user_id = ${userId} ORDER BY started_at DESC, id DESC LIMIT ${limit}`
-        : sql`SELECT * FROM play_events WHERE user_id = ${userId} AND (started_at, id) < (${before.startedAt}, ${before.id}::uuid)
-              ORDER BY started_at DESC, id DESC LIMIT ${limit}`
-      ).pipe(Effect.flatMap(decodeRows(PlayRecord)), orInternal("PlayRepository.history"))
+      inScope((c) => {
+        // A listener limited to some libraries sees the plays of their tracks; the others stay stored.
+        const heard = c.whole ? sql`` : sql`AND EXISTS (SELECT 1 FROM ${c.tracks} t WHERE t.id = play_events.track_id)`
+        return before === null
+          ? sql`SELECT * FROM play_events WHERE user_id = ${userId} ${heard}
+                ORDER BY started_at DESC, id DESC LIMIT ${limit}`
+          : sql`SELECT * FROM play_events WHERE user_id = ${userId} ${heard}
+                AND (started_at, id) < (${before.startedAt}, ${before.id}::uuid)
+                ORDER BY started_at DESC, id DESC LIMIT ${limit}`
+      }).pipe(Effect.flatMap(decodeRows(PlayRecord)), orInternal("PlayRepository.history"))
 
     /** The user's most-played tracks of an artist, skips excluded, still in the library. */
     const topTracks = (userId: UserId, artistId: ArtistId, limit: number) =>
-      sql<{ track_id: string }>`
-        SELECT p.track_id FROM play_events p JOIN tracks t ON t.id = p.track_id
+      inScope(
+        (c) => sql<{ track_id: string }>`
+        SELECT p.track_id FROM play_events p JOIN ${c.tracks} t ON t.id = p.track_id
         WHERE p.user_id = ${userId} AND t.artist_id = ${artistId} AND NOT p.skipped
-        GROUP BY p.track_id ORDER BY count(*) DESC, max(p.started_at) DESC, p.track_id LIMIT ${limit}`.pipe(
+        GROUP BY p.track_id ORDER BY count(*) DESC, max(p.started_at) DESC, p.track_id LIMIT ${limit}`,
+      ).pipe(
         Effect.map((rows) => rows.map((row) => row.track_id)),
         orInternal("PlayRepository.topTracks"),
       )
@@ -181,19 +197,27 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
      * and ranks its sections from them: `rankMostPlayed`, `rankLastPlayed`, Rediscover).
      */
     const playStats = (user: UserId) =>
-      sql<{ kind: "album" | "artist"; id: string; plays: number; last_played: Date; last_unskipped: Date | null }>`
+      inScope(
+        (c) => sql<{
+          kind: "album" | "artist"
+          id: string
+          plays: number
+          last_played: Date
+          last_unskipped: Date | null
+        }>`
         SELECT 'album' AS kind, p.album_id AS id, count(*) FILTER (WHERE NOT p.skipped)::int AS plays,
                max(p.started_at) AS last_played, max(p.started_at) FILTER (WHERE NOT p.skipped) AS last_unskipped
         FROM play_events p
-        WHERE p.user_id = ${user} AND p.album_id IS NOT NULL AND EXISTS (SELECT 1 FROM albums e WHERE e.id = p.album_id)
+        WHERE p.user_id = ${user} AND p.album_id IS NOT NULL AND EXISTS (SELECT 1 FROM ${c.albums} e WHERE e.id = p.album_id)
         GROUP BY p.album_id
         UNION ALL
         SELECT 'artist', p.artist_id, count(*) FILTER (WHERE NOT p.skipped)::int, max(p.started_at),
                max(p.started_at) FILTER (WHERE NOT p.skipped)
         FROM play_events p
         WHERE p.user_id = ${user} AND p.artist_id IS NOT NULL
-          AND EXISTS (SELECT 1 FROM artists e WHERE e.id = p.artist_id)
-        GROUP BY p.artist_id`.pipe(
+          AND EXISTS (SELECT 1 FROM ${c.artists} e WHERE e.id = p.artist_id)
+        GROUP BY p.artist_id`,
+      ).pipe(
         Effect.map((rows) => {
           const albums: Array<PlayStat> = []
           const artists: Array<PlayStat> = []
@@ -297,21 +321,24 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
 
     /** The user's plays oldest first after (started_at, id), with what an export line says of each track. */
     const exportPage = (userId: UserId, after: { startedAt: Date; id: string } | null, limit: number) =>
-      (after === null
-        ? sql<ExportRow>`
+      inScope((c) => {
+        // Like the history: a listener limited to some libraries exports the plays of their tracks.
+        const heard = c.whole ? sql`` : sql`AND EXISTS (SELECT 1 FROM ${c.tracks} h WHERE h.id = p.track_id)`
+        return after === null
+          ? sql<ExportRow>`
           SELECT p.id, p.started_at, p.duration_played_ms, p.track_duration_ms, p.track_id, p.source, p.skipped,
                  t.title, t.mbid, a.name AS artist, al.title AS album
           FROM play_events p JOIN indexed_tracks t ON t.id = p.track_id JOIN indexed_artists a ON a.id = t.artist_id
           JOIN indexed_albums al ON al.id = t.album_id
-          WHERE p.user_id = ${userId} ORDER BY p.started_at, p.id LIMIT ${limit}`
-        : sql<ExportRow>`
+          WHERE p.user_id = ${userId} ${heard} ORDER BY p.started_at, p.id LIMIT ${limit}`
+          : sql<ExportRow>`
           SELECT p.id, p.started_at, p.duration_played_ms, p.track_duration_ms, p.track_id, p.source, p.skipped,
                  t.title, t.mbid, a.name AS artist, al.title AS album
           FROM play_events p JOIN indexed_tracks t ON t.id = p.track_id JOIN indexed_artists a ON a.id = t.artist_id
           JOIN indexed_albums al ON al.id = t.album_id
-          WHERE p.user_id = ${userId} AND (p.started_at, p.id) > (${after.startedAt}, ${after.id}::uuid)
+          WHERE p.user_id = ${userId} ${heard} AND (p.started_at, p.id) > (${after.startedAt}, ${after.id}::uuid)
           ORDER BY p.started_at, p.id LIMIT ${limit}`
-      ).pipe(orInternal("PlayRepository.exportPage"))
+      }).pipe(orInternal("PlayRepository.exportPage"))
 
     return {
       lockUser,
@@ -333,4 +360,5 @@ export class PlayRepository extends Effect.Service<PlayRepository>()("@tonearm/s
       exportPage,
     } as const
   }),
+  dependencies: [LibraryAccess.Default],
 }) {}

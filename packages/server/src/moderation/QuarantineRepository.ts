@@ -8,8 +8,10 @@ import {
   UserId as UserIdSchema,
 } from "@tonearm/core"
 import { Effect, Schema } from "effect"
+import { catalogueIn } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows, withTotal } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { LibraryAccess } from "../library/LibraryAccess.js"
 
 /** A flag as stored, with the live names of its track when it is still in the library. */
 export const QuarantineRecord = Schema.Struct({
@@ -27,7 +29,7 @@ export const QuarantineRecord = Schema.Struct({
 })
 export type QuarantineRecord = typeof QuarantineRecord.Type
 
-/** What the manager needs to find a track's file. */
+/** What the manager needs to find a track's file (`path` as stored; the service tells the manager its location). */
 export const TrackForManager = Schema.Struct({
   path: Schema.String,
   title: Schema.String,
@@ -54,7 +56,10 @@ export class QuarantineRepository extends Effect.Service<QuarantineRepository>()
   {
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const access = yield* LibraryAccess
       const select = sql.literal(SELECT)
+      /** The caller's catalogue (issue 27): a listener flags only a track of their libraries. */
+      const catalogue = Effect.map(access.current, (scope) => catalogueIn(sql, scope))
 
       const byId = (id: string) =>
         sql`${select} WHERE q.id = ${id}`.pipe(
@@ -68,17 +73,18 @@ export class QuarantineRepository extends Effect.Service<QuarantineRepository>()
        */
       const flag = (input: { userId: UserId; trackId: TrackId; reason: string; now: Date }) =>
         Effect.gen(function* () {
+          const c = yield* catalogue
           const inserted = yield* sql<{ id: string }>`
             INSERT INTO quarantine (track_id, user_id, reason, track_title, album_title, artist_name, created_at)
             SELECT t.id, ${input.userId}, ${input.reason}, t.title, al.title, ar.name, ${input.now}
-            FROM tracks t JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
+            FROM ${c.tracks} t JOIN indexed_albums al ON al.id = t.album_id JOIN indexed_artists ar ON ar.id = t.artist_id
             WHERE t.id = ${input.trackId}
             ON CONFLICT (user_id, track_id) WHERE resolved_at IS NULL DO NOTHING
             RETURNING id`
           const id =
             inserted[0]?.id ??
             (yield* sql<{ id: string }>`
-              SELECT q.id FROM quarantine q JOIN tracks t ON t.id = q.track_id
+              SELECT q.id FROM quarantine q JOIN ${c.tracks} t ON t.id = q.track_id
               WHERE q.user_id = ${input.userId} AND q.track_id = ${input.trackId} AND q.resolved_at IS NULL`)[0]?.id
           return id === undefined
             ? { _tag: "NoTrack" as const }
@@ -95,7 +101,10 @@ export class QuarantineRepository extends Effect.Service<QuarantineRepository>()
         )
 
       const trackExists = (trackId: TrackId) =>
-        sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks WHERE id = ${trackId}`.pipe(
+        Effect.flatMap(
+          catalogue,
+          (c) => sql<{ n: number }>`SELECT count(*)::int AS n FROM ${c.tracks} t WHERE t.id = ${trackId}`,
+        ).pipe(
           Effect.map((rows) => (rows[0]?.n ?? 0) > 0),
           orInternal("QuarantineRepository.trackExists"),
         )
@@ -150,5 +159,6 @@ export class QuarantineRepository extends Effect.Service<QuarantineRepository>()
 
       return { byId, flag, unflag, trackExists, flaggedTrackIds, page, resolveTrack, trackForManager } as const
     }),
+    dependencies: [LibraryAccess.Default],
   },
 ) {}

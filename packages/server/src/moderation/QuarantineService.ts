@@ -20,7 +20,7 @@ import { Effect, Option } from "effect"
 import { currentDate } from "../clock.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
-import { TrackRemoval } from "../library/index.js"
+import { LibraryRoots, TrackRemoval } from "../library/index.js"
 import { AcquisitionManager } from "./AcquisitionManager.js"
 import { QuarantineRepository } from "./QuarantineRepository.js"
 
@@ -37,6 +37,7 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
     const events = yield* EventBus
     const removal = yield* TrackRemoval
     const manager = yield* AcquisitionManager
+    const roots = yield* LibraryRoots
     const sql = yield* SqlClient.SqlClient
 
     const entryOf = Effect.fn("QuarantineService.entryOf")(function* (id: string) {
@@ -140,7 +141,10 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
           const track = yield* quarantine.trackForManager(trackId)
           if (Option.isNone(track))
             return yield* new Conflict({ message: "the track is no longer in the library", reason: "track_gone" })
-          const outcome = yield* manager.deleteTrackFile(track.value).pipe(
+          // The manager is told where the file lies (its library's folder joined with its path), not the stored
+          // form: the `/N/` prefix is ours, and the folder tells apart the same album kept in two libraries.
+          const location = yield* roots.location(track.value.path)
+          const outcome = yield* manager.deleteTrackFile({ ...track.value, path: location }).pipe(
             Effect.catchTags({
               ManagerNotConfigured: () =>
                 Effect.fail(new Conflict({ message: "no acquisition manager is configured", reason: "no_manager" })),
@@ -167,5 +171,5 @@ export class QuarantineService extends Effect.Service<QuarantineService>()("@ton
 
     return { flag, unflag, flaggedTrackIds, withoutFlagged, list, resolve } as const
   }),
-  dependencies: [QuarantineRepository.Default],
+  dependencies: [QuarantineRepository.Default, LibraryRoots.Default],
 }) {}

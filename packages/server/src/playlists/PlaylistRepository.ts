@@ -13,8 +13,10 @@ import {
   UserId,
 } from "@tonearm/core"
 import { Effect, Schema, Struct } from "effect"
+import { type Catalogue, catalogueIn } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { LibraryAccess } from "../library/LibraryAccess.js"
 
 /** A playlist row: the wire row view (less the derived `refreshable`) with its owner and description. */
 export const PlaylistRecord = Schema.Struct({
@@ -43,38 +45,44 @@ export interface SystemSnapshot {
   }>
 }
 
-/** Counts only entries whose track is still in the library. */
+/** Counts only entries whose track is still in the library and one of the caller's libraries. */
 const SELECT_PLAYLIST = `
   SELECT p.id, p.owner_id, p.name, p.description, p.system_variant, p.locked_reason, p.updated_at,
          EXISTS (SELECT 1 FROM smart_playlists sp WHERE sp.playlist_id = p.id) AS smart,
          count(t.id)::int AS track_count, COALESCE(sum(t.duration_ms), 0)::float8 AS duration_ms
   FROM playlists p
   LEFT JOIN playlist_tracks pt ON pt.playlist_id = p.id
-  LEFT JOIN tracks t ON t.id = pt.track_id`
+  LEFT JOIN`
 
 export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@tonearm/server/PlaylistRepository", {
   effect: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const select = sql.literal(SELECT_PLAYLIST)
+    const access = yield* LibraryAccess
+    /**
+     * Runs a read over the caller's catalogue (issue 27): an entry of a track of a library the caller does not hear
+     * is not counted, not in the collage, and cannot be added; it stays stored (hidden, not removed).
+     */
+    const inScope = <A, E, R>(read: (c: Catalogue) => Effect.Effect<A, E, R>) =>
+      Effect.flatMap(access.current, (scope) => read(catalogueIn(sql, scope)))
+    const head = sql.literal(SELECT_PLAYLIST)
+    const selectIn = (c: Catalogue) => sql`${head} ${c.tracks} t ON t.id = pt.track_id`
 
     const listByOwner = (ownerId: UserId) =>
-      sql`${select} WHERE p.owner_id = ${ownerId} GROUP BY p.id
-          ORDER BY (p.system_variant IS NOT NULL), p.updated_at DESC, p.id`.pipe(
-        Effect.flatMap(decodeRows(PlaylistRecord)),
-        orInternal("PlaylistRepository.listByOwner"),
-      )
+      inScope(
+        (c) => sql`${selectIn(c)} WHERE p.owner_id = ${ownerId} GROUP BY p.id
+          ORDER BY (p.system_variant IS NOT NULL), p.updated_at DESC, p.id`,
+      ).pipe(Effect.flatMap(decodeRows(PlaylistRecord)), orInternal("PlaylistRepository.listByOwner"))
 
     const find = (id: PlaylistId) =>
-      sql`${select} WHERE p.id = ${id} GROUP BY p.id`.pipe(
+      inScope((c) => sql`${selectIn(c)} WHERE p.id = ${id} GROUP BY p.id`).pipe(
         Effect.flatMap(decodeFirst(PlaylistRecord)),
         orInternal("PlaylistRepository.find"),
       )
 
     const findSystem = (ownerId: UserId, variant: SystemVariant) =>
-      sql`${select} WHERE p.owner_id = ${ownerId} AND p.system_variant = ${variant} GROUP BY p.id`.pipe(
-        Effect.flatMap(decodeFirst(PlaylistRecord)),
-        orInternal("PlaylistRepository.findSystem"),
-      )
+      inScope(
+        (c) => sql`${selectIn(c)} WHERE p.owner_id = ${ownerId} AND p.system_variant = ${variant} GROUP BY p.id`,
+      ).pipe(Effect.flatMap(decodeFirst(PlaylistRecord)), orInternal("PlaylistRepository.findSystem"))
 
     const insert = (input: {
       readonly ownerId: UserId
@@ -137,11 +145,13 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
         orInternal("PlaylistRepository.entries"),
       )
 
-    /** Ids among these that are not tracks of the library. */
+    /** Ids among these that are not tracks of the caller's libraries. */
     const missingTracks = (ids: ReadonlyArray<TrackId>) =>
-      sql<{ id: string }>`
+      inScope(
+        (c) => sql<{ id: string }>`
         SELECT wanted.id FROM unnest(${[...ids]}::uuid[]) AS wanted (id)
-        WHERE NOT EXISTS (SELECT 1 FROM tracks t WHERE t.id = wanted.id)`.pipe(
+        WHERE NOT EXISTS (SELECT 1 FROM ${c.tracks} t WHERE t.id = wanted.id)`,
+      ).pipe(
         Effect.map((rows) => rows.map((row) => row.id)),
         orInternal("PlaylistRepository.missingTracks"),
       )
@@ -174,13 +184,15 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
 
     /** Distinct albums with a cover, in playlist order. */
     const coverAlbums = (id: PlaylistId, limit: number) =>
-      sql<{ album_id: AlbumId }>`
+      inScope(
+        (c) => sql<{ album_id: AlbumId }>`
         SELECT album_id FROM (
           SELECT t.album_id, min(pt.position) AS first FROM playlist_tracks pt
-          JOIN tracks t ON t.id = pt.track_id JOIN albums a ON a.id = t.album_id
+          JOIN ${c.tracks} t ON t.id = pt.track_id JOIN ${c.albums} a ON a.id = t.album_id
           WHERE pt.playlist_id = ${id} AND a.cover_art_source IS NOT NULL
           GROUP BY t.album_id
-        ) covered ORDER BY first LIMIT ${limit}`.pipe(
+        ) covered ORDER BY first LIMIT ${limit}`,
+      ).pipe(
         Effect.map((rows) => rows.map((row) => row.album_id)),
         orInternal("PlaylistRepository.coverAlbums"),
       )
@@ -336,10 +348,9 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       }).pipe(orInternal("PlaylistRepository.replaceSystem"))
 
     const byIds = (ownerId: UserId, ids: ReadonlyArray<string>) =>
-      sql`${select} WHERE p.owner_id = ${ownerId} AND p.id = ANY(${[...ids]}::uuid[]) GROUP BY p.id`.pipe(
-        Effect.flatMap(decodeRows(PlaylistRecord)),
-        orInternal("PlaylistRepository.byIds"),
-      )
+      inScope(
+        (c) => sql`${selectIn(c)} WHERE p.owner_id = ${ownerId} AND p.id = ANY(${[...ids]}::uuid[]) GROUP BY p.id`,
+      ).pipe(Effect.flatMap(decodeRows(PlaylistRecord)), orInternal("PlaylistRepository.byIds"))
 
     const entriesByIds = (ownerId: UserId, ids: ReadonlyArray<string>) =>
       sql<{ entry_id: string; playlist_id: string; track_id: string; position: number; pick_kind: string | null }>`
@@ -371,4 +382,5 @@ export class PlaylistRepository extends Effect.Service<PlaylistRepository>()("@t
       resetRotation,
     } as const
   }),
+  dependencies: [LibraryAccess.Default],
 }) {}

@@ -2,7 +2,7 @@ import { clampLimit, NotFound, Radio, type RadioRequest, type UserId } from "@to
 import { EMPTY_TASTE_PROFILE } from "@tonearm/recommend"
 import { Effect, Option, Random } from "effect"
 import { TonearmConfig } from "../config/TonearmConfig.js"
-import { LibraryService } from "../library/index.js"
+import { LibraryAccess, LibraryService } from "../library/index.js"
 import { QuarantineService } from "../moderation/index.js"
 import { RebuildService } from "./RebuildService.js"
 import { RecommendationEngine } from "./RecommendationEngine.js"
@@ -32,8 +32,24 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
     const rebuilds = yield* RebuildService
     const profiles = yield* TasteProfileRepository
     const library = yield* LibraryService
+    const access = yield* LibraryAccess
     const quarantine = yield* QuarantineService
     const { radio: settings } = yield* TonearmConfig
+
+    /** A seed of a library the caller does not hear is not in their library: 404, like any read of it. */
+    const seedHeard = (seed: RadioRequest["seed"]) =>
+      Effect.gen(function* () {
+        if (seed.kind === "genre") return
+        const found =
+          seed.kind === "track"
+            ? yield* library.tracksByIds([seed.id])
+            : seed.kind === "album"
+              ? yield* library.albumsByIds([seed.id])
+              : yield* library.artistsByIds([seed.id])
+        if (found.length === 0) {
+          return yield* new NotFound({ message: `no ${seedText(seed)} in the library`, resource: seed.kind })
+        }
+      })
 
     const start = Effect.fn("RadioService.start")(function* (user: UserId, request: RadioRequest) {
       const size = clampLimit(request.size, settings.size, settings.sizeMax)
@@ -41,11 +57,14 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
         [rebuilds.catalogSource, rebuilds.inputFor(user), profiles.load(user), quarantine.flaggedTrackIds(user)],
         { concurrency: 4 },
       )
+      const limited = (yield* access.current).ids !== undefined
+      if (limited) yield* seedHeard(request.seed)
       const profile = Option.match(stored, { onNone: () => EMPTY_TASTE_PROFILE, onSome: (found) => found.profile })
       const picks = yield* engine
         .radio(catalog, input, profile, request.seed, {
-          // Room for the tracks the listener flagged (quarantine), which leave the station below.
-          size: Math.min(size + flagged.size, settings.sizeMax),
+          // Room for the tracks the listener flagged (quarantine), which leave the station below, and for those of
+          // libraries the listener does not hear.
+          size: limited ? settings.sizeMax : Math.min(size + flagged.size, settings.sizeMax),
           maxSize: settings.sizeMax,
           recentlyPlayedHours: settings.recentlyPlayedHours,
         })
@@ -56,8 +75,10 @@ export class RadioService extends Effect.Service<RadioService>()("@tonearm/serve
             ),
           ),
         )
-      const kept = picks.filter((pick) => !flagged.has(pick.track_id)).slice(0, size)
-      const tracks = yield* library.tracksByIds(kept.map((pick) => pick.track_id))
+      // The engine ranks the whole catalogue: the caller's catalogue keeps the tracks of the libraries they hear
+      // (issue 27), before the station is cut to its size.
+      const kept = picks.filter((pick) => !flagged.has(pick.track_id))
+      const tracks = (yield* library.tracksByIds(kept.map((pick) => pick.track_id))).slice(0, size)
       return new Radio({ radio_id: yield* randomUuid, tracks })
     })
 

@@ -14,6 +14,9 @@ export interface ScheduledJob {
 /** `last_error` of a daily run skipped because the user was inactive (issue 28, `ACTIVE_USER_DAYS`). */
 export const SKIPPED_INACTIVE = "skipped: inactive"
 
+/** `last_error` of a run its process did not finish (killed mid-way); the job is then due again at once. */
+export const INTERRUPTED_REBUILD = "interrupted: the server stopped during this rebuild; run again"
+
 const Claimed = Schema.Struct({ user_id: UserId, timezone: Schema.String })
 
 /** `rebuild_jobs`: one row per user, the daily rebuild's schedule. */
@@ -59,7 +62,7 @@ export class RebuildJobRepository extends Effect.Service<RebuildJobRepository>()
             FOR UPDATE SKIP LOCKED
           )
           UPDATE rebuild_jobs AS job
-          SET next_run_at = zone.next_at, last_started_at = ${now}, runs = job.runs + 1
+          SET next_run_at = zone.next_at, last_started_at = ${now}, runs = job.runs + 1, heartbeat_at = ${now}
           FROM due, unnest(${next.map((zone) => zone.timeZone)}::text[], ${next.map((zone) => zone.at)}::timestamptz[])
             AS zone (timezone, next_at)
           WHERE job.user_id = due.user_id AND zone.timezone = job.timezone
@@ -71,10 +74,9 @@ export class RebuildJobRepository extends Effect.Service<RebuildJobRepository>()
 
       /** Records how a claimed run ended (`error` null on success). */
       const finish = (user: UserId, at: Date, error: string | null) =>
-        sql`UPDATE rebuild_jobs SET last_finished_at = ${at}, last_error = ${error} WHERE user_id = ${user}`.pipe(
-          Effect.asVoid,
-          orInternal("RebuildJobRepository.finish"),
-        )
+        sql`
+          UPDATE rebuild_jobs SET last_finished_at = ${at}, last_error = ${error}, heartbeat_at = NULL
+          WHERE user_id = ${user}`.pipe(Effect.asVoid, orInternal("RebuildJobRepository.finish"))
 
       /**
        * Brings the job set in line with the users: a missing job is created, a job in another zone than its
@@ -119,10 +121,9 @@ export class RebuildJobRepository extends Effect.Service<RebuildJobRepository>()
 
       /** Records a run skipped because the user was inactive: their next visit rebuilds them. */
       const skipInactive = (user: UserId, at: Date) =>
-        sql`UPDATE rebuild_jobs SET last_finished_at = ${at}, last_error = ${SKIPPED_INACTIVE} WHERE user_id = ${user}`.pipe(
-          Effect.asVoid,
-          orInternal("RebuildJobRepository.skipInactive"),
-        )
+        sql`
+          UPDATE rebuild_jobs SET last_finished_at = ${at}, last_error = ${SKIPPED_INACTIVE}, heartbeat_at = NULL
+          WHERE user_id = ${user}`.pipe(Effect.asVoid, orInternal("RebuildJobRepository.skipInactive"))
 
       /** Clears the "skipped as inactive" mark; true when it was set (the caller then rebuilds the user). */
       const wake = (user: UserId) =>
@@ -134,7 +135,39 @@ export class RebuildJobRepository extends Effect.Service<RebuildJobRepository>()
           orInternal("RebuildJobRepository.wake"),
         )
 
-      return { upsert, dueZones, claimDue, finish, reconcile, lastActivity, skipInactive, wake } as const
+      /** Renews the heartbeat of a run this replica is doing (a no-op once the run was finished or taken back). */
+      const heartbeat = (user: UserId, at: Date) =>
+        sql`UPDATE rebuild_jobs SET heartbeat_at = ${at} WHERE user_id = ${user} AND heartbeat_at IS NOT NULL`.pipe(
+          Effect.asVoid,
+          orInternal("RebuildJobRepository.heartbeat"),
+        )
+
+      /**
+       * Runs whose heartbeat stopped before `staleBefore` (their process died): finished as interrupted at `now`
+       * and due again at once. Answers their users.
+       */
+      const closeInterrupted = (now: Date, staleBefore: Date) =>
+        sql<{ user_id: string }>`
+          UPDATE rebuild_jobs SET heartbeat_at = NULL, last_finished_at = ${now}, last_error = ${INTERRUPTED_REBUILD},
+            next_run_at = least(next_run_at, ${now})
+          WHERE heartbeat_at IS NOT NULL AND heartbeat_at < ${staleBefore}
+          RETURNING user_id`.pipe(
+          Effect.map((rows) => rows.map((row) => row.user_id)),
+          orInternal("RebuildJobRepository.closeInterrupted"),
+        )
+
+      return {
+        upsert,
+        dueZones,
+        claimDue,
+        finish,
+        reconcile,
+        lastActivity,
+        skipInactive,
+        wake,
+        heartbeat,
+        closeInterrupted,
+      } as const
     }),
   },
 ) {}

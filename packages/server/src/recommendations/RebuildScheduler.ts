@@ -1,5 +1,5 @@
 import { isActiveUser, nextRunAt, type UserId } from "@tonearm/core"
-import { Cause, Duration, Effect, Layer, Ref, Schedule } from "effect"
+import { Cause, Config, Duration, Effect, Layer, Ref, Schedule } from "effect"
 import { AccountLifecycle, AccountsService } from "../accounts/index.js"
 import { currentDate } from "../clock.js"
 import { SmartPlaylistsService } from "../smartPlaylists/index.js"
@@ -18,6 +18,16 @@ export const RECONCILE_EVERY = Duration.hours(1)
  * on the workers and hold claimed jobs other replicas could run.
  */
 export const RUN_CONCURRENCY = defaultEngineWorkers() + 1
+
+/**
+ * How long a running rebuild's heartbeat may be silent before its run counts as interrupted (its process died):
+ * the replicas' lease time (`TONEARM_LEASE_TTL_MS`, default 20 s, as for the background duties' leases). The
+ * runner renews it every quarter of that.
+ */
+export const REBUILD_HEARTBEAT_TTL_MS = Config.integer("TONEARM_LEASE_TTL_MS").pipe(
+  Config.validate({ message: "must be 500 milliseconds or more", validation: (ms) => ms >= 500 }),
+  Config.withDefault(20_000),
+)
 
 /** Puts a user's job at their next 03:00: registration, a timezone change (through `AccountLifecycle`). */
 export class RebuildSchedule extends Effect.Service<RebuildSchedule>()("@tonearm/server/RebuildSchedule", {
@@ -48,6 +58,35 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
     const accounts = yield* AccountsService
     const smartPlaylists = yield* SmartPlaylistsService
     const learned = yield* LearnedSimilarityService
+    const ttlMs = yield* Effect.orDie(REBUILD_HEARTBEAT_TTL_MS)
+    const beat = Duration.millis(Math.max(100, Math.floor(ttlMs / 4)))
+
+    /**
+     * Runs a killed process left claimed (heartbeat silent for the TTL) are marked interrupted and due again, so
+     * this run does them over (issue 29 item 4). At start this is the catch-up of a crash; on any replica's tick
+     * it is the takeover of a dead replica's runs. The dead run wrote nothing: a rebuild commits in one transaction.
+     */
+    const closeInterrupted = Effect.gen(function* () {
+      const now = yield* currentDate
+      const users = yield* jobs.closeInterrupted(now, new Date(now.getTime() - ttlMs))
+      if (users.length > 0)
+        yield* Effect.logWarning(`${users.length} daily rebuild(s) were interrupted by a stop: running them again`)
+      return users
+    })
+
+    /** While a claimed run goes on, its heartbeat says this replica is alive. */
+    const withHeartbeat = <A, E, R>(user: UserId, run: Effect.Effect<A, E, R>) =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          yield* Effect.flatMap(currentDate, (at) => jobs.heartbeat(user, at)).pipe(
+            Effect.catchAllCause(() => Effect.void),
+            Effect.repeat(Schedule.spaced(beat)),
+            Effect.delay(beat),
+            Effect.forkScoped,
+          )
+          return yield* run
+        }),
+      )
 
     /** Claims one due job (moving it to its next 03:00 in the same statement), or none. */
     const claimOne = Effect.gen(function* () {
@@ -110,6 +149,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
             ),
           ),
       )
+      yield* closeInterrupted.pipe(logged("closing interrupted rebuilds"))
       const ran = yield* Ref.make<ReadonlyArray<UserId>>([])
       const lane = Effect.gen(function* () {
         while (true) {
@@ -117,7 +157,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
           if (user === undefined) return
           yield* fitFirst
           yield* Ref.update(ran, (users) => [...users, user])
-          yield* runOne(user)
+          yield* withHeartbeat(user, runOne(user))
           // Between users, requests waiting on the event loop go first.
           yield* Effect.yieldNow()
         }
@@ -143,7 +183,7 @@ export class RebuildScheduler extends Effect.Service<RebuildScheduler>()("@tonea
       return result
     })
 
-    return { runDue, reconcile } as const
+    return { runDue, reconcile, closeInterrupted } as const
   }),
   dependencies: [RebuildJobRepository.Default],
 }) {}

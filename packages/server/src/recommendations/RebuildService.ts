@@ -5,10 +5,11 @@ import { Cause, Effect, Ref } from "effect"
 import { AccountsService } from "../accounts/index.js"
 import { ChangeLog } from "../changes/index.js"
 import { currentDate, daysBefore } from "../clock.js"
+import type { LibraryScope } from "../db/libraryScope.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EnrichmentService } from "../enrichment/index.js"
 import { EventBus } from "../events/index.js"
-import { LibraryService } from "../library/index.js"
+import { LibraryAccess, LibraryService } from "../library/index.js"
 import { LikesService, PlaysService } from "../listening/index.js"
 import { rebuildDuration, rebuildFailures } from "../metrics.js"
 import { QuarantineService } from "../moderation/index.js"
@@ -79,6 +80,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     const events = yield* EventBus
     const sql = yield* SqlClient.SqlClient
     const jobs = yield* RebuildJobRepository
+    const access = yield* LibraryAccess
 
     /** The library as the engine reads it; the version lets the engine keep its prepared catalog. */
     // Enriched tags ride on the catalog's tracks (the profile's tag and mood weights); their revision is part of
@@ -140,6 +142,20 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
       } satisfies EngineInput
     })
 
+    /**
+     * The picks of tracks in libraries the user does not hear: the engine ranks the whole catalogue, so they leave
+     * here, read through the user's catalogue like any other read of theirs. None for a user who hears them all.
+     */
+    const unheardPicks = (scope: LibraryScope, surfaces: ReadonlyArray<Surface>) =>
+      Effect.gen(function* () {
+        if (scope.ids === undefined) return new Set<string>()
+        const ids = [...new Set(surfaces.flatMap((surface) => surface.picks.map((pick) => pick.track_id as string)))]
+        const heard = new Set(
+          (yield* library.tracksByIds(ids).pipe(LibraryAccess.withScope(scope))).map((track) => track.id as string),
+        )
+        return new Set(ids.filter((id) => !heard.has(id)))
+      })
+
     /** Names (Songs like <artist> needs the artist's) and unlock reasons. */
     const snapshotsOf = (surfaces: ReadonlyArray<Surface>) =>
       Effect.gen(function* () {
@@ -169,11 +185,15 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
     const rebuild = Effect.fn("RebuildService.rebuild")(
       function* (user: UserId) {
         const started = performance.now()
+        // Taste comes from every play of the user's; the picks only from the libraries they hear (issue 27).
         const result = yield* engine.rebuild(yield* catalogSource, yield* inputFor(user))
+        const scope = yield* access.forUserId(user)
+        const unheard = yield* unheardPicks(scope, result.surfaces)
         // The tracks the listener flagged (quarantine) stay out of every system playlist; the minimum still holds.
         const flagged = yield* quarantine.flaggedTrackIds(user)
+        const left = new Set([...flagged, ...unheard])
         const snapshots = yield* snapshotsOf(
-          flagged.size === 0
+          left.size === 0
             ? result.surfaces
             : result.surfaces.map((surface) =>
                 surface.withheld
@@ -181,7 +201,7 @@ export class RebuildService extends Effect.Service<RebuildService>()("@tonearm/s
                   : {
                       ...withMinimum(
                         surface.variant,
-                        surface.picks.filter((pick) => !flagged.has(pick.track_id)),
+                        surface.picks.filter((pick) => !left.has(pick.track_id)),
                       ),
                       starter: surface.starter,
                     },

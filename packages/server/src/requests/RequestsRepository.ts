@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { AcquisitionRequest, type RequestKind, type RequestStatus, type UserId } from "@tonearm/core"
 import { Effect, Option, Schema } from "effect"
+import { catalogueIn, type LibraryScope } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
 
@@ -99,14 +100,15 @@ export class RequestsRepository extends Effect.Service<RequestsRepository>()("@t
       )
 
     /**
-     * Locks one approved, unconfirmed request for this replica's add (SKIP LOCKED: a request another replica
-     * is adding is left alone). Call inside a transaction.
+     * Locks one approved, unconfirmed request for an add. `skip`: a request another replica (or the reconciler) is
+     * adding is left alone (SKIP LOCKED); `wait`: its add is waited for, and the request is answered only if it is
+     * still unconfirmed then (an approve answers with the outcome of an add). Call inside a transaction.
      */
-    const lockUnconfirmed = (id: string) =>
+    const lockUnconfirmed = (id: string, busy: "skip" | "wait") =>
       sql`
         SELECT ${sql.unsafe(COLUMNS)} FROM acquisition_requests
         WHERE id = ${id} AND status = 'approved' AND manager_add_confirmed_at IS NULL
-        FOR UPDATE SKIP LOCKED`.pipe(
+        FOR UPDATE ${sql.unsafe(busy === "skip" ? "SKIP LOCKED" : "")}`.pipe(
         Effect.flatMap(one),
         Effect.map((found) => (found._tag === "Some" ? toRequest(found.value) : undefined)),
         orInternal("RequestsRepository.lockUnconfirmed"),
@@ -134,17 +136,30 @@ export class RequestsRepository extends Effect.Service<RequestsRepository>()("@t
                manager_last_error = ${error.slice(0, 500)}
         WHERE id = ${id}`.pipe(Effect.asVoid, orInternal("RequestsRepository.attemptFailed"))
 
-    /** Approved requests the library now holds (a scan found the artist or album by MusicBrainz id) become available. */
-    const markAvailable = sql`
-      UPDATE acquisition_requests r SET status = 'available'
-      WHERE r.status = 'approved'
-        AND ((r.kind = 'artist' AND EXISTS (SELECT 1 FROM artists a WHERE a.mbid = r.mbid))
-          OR (r.kind = 'album' AND EXISTS (SELECT 1 FROM albums a WHERE a.mbid = r.mbid)))
-      RETURNING ${sql.unsafe(COLUMNS)}`.pipe(
-      Effect.flatMap(many),
-      Effect.map((rows) => rows.map(toRequest)),
-      orInternal("RequestsRepository.markAvailable"),
+    /** The users with approved requests still waiting for the library. */
+    const waitingRequesters = sql<{ user_id: UserId }>`
+      SELECT DISTINCT user_id FROM acquisition_requests WHERE status = 'approved'`.pipe(
+      Effect.map((rows) => rows.map((row) => row.user_id)),
+      orInternal("RequestsRepository.waitingRequesters"),
     )
+
+    /**
+     * A user's approved requests that the libraries they hear (`scope`) now hold, found by a scan by MusicBrainz id,
+     * become available.
+     */
+    const markAvailable = (user: UserId, scope: LibraryScope) => {
+      const c = catalogueIn(sql, scope)
+      return sql`
+        UPDATE acquisition_requests r SET status = 'available'
+        WHERE r.user_id = ${user} AND r.status = 'approved'
+          AND ((r.kind = 'artist' AND EXISTS (SELECT 1 FROM ${c.artists} a WHERE a.mbid = r.mbid))
+            OR (r.kind = 'album' AND EXISTS (SELECT 1 FROM ${c.albums} a WHERE a.mbid = r.mbid)))
+        RETURNING ${sql.unsafe(COLUMNS)}`.pipe(
+        Effect.flatMap(many),
+        Effect.map((rows) => rows.map(toRequest)),
+        orInternal("RequestsRepository.markAvailable"),
+      )
+    }
 
     return {
       insert,
@@ -157,6 +172,7 @@ export class RequestsRepository extends Effect.Service<RequestsRepository>()("@t
       unconfirmed,
       confirmed,
       attemptFailed,
+      waitingRequesters,
       markAvailable,
     } as const
   }),

@@ -16,6 +16,8 @@ import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { EventBus } from "../events/index.js"
+import { Leases } from "../leases/index.js"
+import { LibraryAccess } from "../library/index.js"
 import { ManagerClient } from "./ManagerClient.js"
 import { ManagerRepository } from "./ManagerRepository.js"
 import { RequestsRepository } from "./RequestsRepository.js"
@@ -29,15 +31,19 @@ const MBID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * requester, or rejected by an admin; `request.status_changed` to the requester on every change. Approval is
  * stored first; the add to the manager is then tried once and never fails the approval. A reconciler re-sends
  * unconfirmed adds until the manager confirms (an already-exists answer counts), with no failed state and no
- * expiry, and marks approved requests available once a scan finds them. Each add locks its row with
- * `FOR UPDATE SKIP LOCKED`, so replicas never send the same add at once.
+ * expiry, and marks approved requests available once a scan finds them in a library the requester hears. Each add
+ * locks its row with `FOR UPDATE SKIP LOCKED`, so replicas never send the same add at once.
  */
+/** The lease under which one replica runs the request reconciler. */
+export const RECONCILER_LEASE = "request-reconciler"
+
 export class RequestsService extends Effect.Service<RequestsService>()("@tonearm/server/RequestsService", {
   scoped: Effect.gen(function* () {
     const requests = yield* RequestsRepository
     const managerRows = yield* ManagerRepository
     const manager = yield* ManagerClient
     const events = yield* EventBus
+    const access = yield* LibraryAccess
     const sql = yield* SqlClient.SqlClient
     const settings = enrichmentSettingsOf(yield* TonearmConfig)
 
@@ -50,11 +56,12 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
         : Effect.succeed(request)
 
     /** One add attempt for one approved, unconfirmed request, its row locked for this replica. */
-    const tryAdd = (id: string) =>
+    /** One add attempt; `busy` says what to do when another add of the request is under way (lockUnconfirmed). */
+    const tryAdd = (id: string, busy: "skip" | "wait") =>
       sql
         .withTransaction(
           Effect.gen(function* () {
-            const locked = yield* requests.lockUnconfirmed(id)
+            const locked = yield* requests.lockUnconfirmed(id, busy)
             if (locked === undefined) return
             const config = yield* managerRows.load
             const now = yield* currentDate
@@ -94,7 +101,7 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
       if (!(yield* managerRows.load).auto_approve) return inserted.value
       const approved = yield* approveStored(inserted.value.id, null)
       if (approved === undefined) return inserted.value
-      yield* tryAdd(approved.id)
+      yield* tryAdd(approved.id, "wait")
       return yield* reread(approved.id)
     })
 
@@ -120,7 +127,7 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
       const request = yield* Effect.flatMap(requests.byId(id), found)
       if (request.status === "approved") {
         // Approving again re-sends an unconfirmed add at once (the reconciler would anyway).
-        if (request.manager_add_confirmed_at === null) yield* tryAdd(id)
+        if (request.manager_add_confirmed_at === null) yield* tryAdd(id, "wait")
         return yield* reread(id)
       }
       const approved = yield* approveStored(id, admin)
@@ -129,7 +136,7 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
           message: `a request that is ${request.status} cannot be approved`,
           reason: "request_state",
         })
-      yield* tryAdd(id)
+      yield* tryAdd(id, "wait")
       return yield* reread(id)
     })
 
@@ -206,17 +213,24 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
     // --- the reconciler ---
 
     const reconcile = Effect.gen(function* () {
-      for (const available of yield* requests.markAvailable) yield* announce(available)
+      // Available to the requester: held by a library they hear (a library given to them later counts then).
+      for (const user of yield* requests.waitingRequesters) {
+        const scope = yield* access.forUserId(user)
+        for (const available of yield* requests.markAvailable(user, scope)) yield* announce(available)
+      }
       const due = yield* requests.unconfirmed(RECONCILE_BATCH)
       if (due.length > 0 && (yield* managerRows.load).url !== null)
-        yield* Effect.forEach(due, tryAdd, { discard: true })
+        yield* Effect.forEach(due, (id) => tryAdd(id, "skip"), { discard: true })
     })
 
-    yield* reconcile.pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning("request reconciler tick failed", cause)),
-      Effect.zipRight(Effect.sleep(Duration.millis(settings.reconcileMs))),
-      Effect.forever,
-      Effect.forkScoped,
+    // On the one replica holding RECONCILER_LEASE (issue 30): two would each send the manager the same request.
+    yield* (yield* Leases).duty(
+      RECONCILER_LEASE,
+      reconcile.pipe(
+        Effect.catchAllCause((cause) => Effect.logWarning("request reconciler tick failed", cause)),
+        Effect.zipRight(Effect.sleep(Duration.millis(settings.reconcileMs))),
+        Effect.forever,
+      ),
     )
 
     return {
@@ -232,5 +246,11 @@ export class RequestsService extends Effect.Service<RequestsService>()("@tonearm
       reconcile,
     } as const
   }),
-  dependencies: [RequestsRepository.Default, ManagerRepository.Default, ManagerClient.Default],
+  dependencies: [
+    RequestsRepository.Default,
+    ManagerRepository.Default,
+    ManagerClient.Default,
+    Leases.Default,
+    LibraryAccess.Default,
+  ],
 }) {}

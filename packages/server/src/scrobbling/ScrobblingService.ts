@@ -30,6 +30,7 @@ import { currentDate } from "../clock.js"
 import { enrichmentSettingsOf, scrobblingSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { orInternal } from "../db/sqlErrors.js"
 import { ProviderHttp } from "../enrichment/index.js"
+import { Leases } from "../leases/index.js"
 import { SERVER_VERSION } from "../version.js"
 import { type ClaimedRow, ScrobbleRepository, type ScrobblerRow } from "./ScrobbleRepository.js"
 
@@ -60,6 +61,9 @@ const withoutSecret = (message: string, secret: string) =>
  * the provider throttle, and records what became of it: sent; retried later with doubling delays; the listener's
  * token refused (sending stops for them until a new one is given, the queue is kept); or dropped for good.
  */
+/** The lease under which one replica sends a provider's scrobbles (`scrobble-sender:listenbrainz`). */
+export const scrobbleLeaseOf = (provider: string): string => `scrobble-sender:${provider}`
+
 export class ScrobblingService extends Effect.Service<ScrobblingService>()("@tonearm/server/ScrobblingService", {
   scoped: Effect.gen(function* () {
     const rows = yield* ScrobbleRepository
@@ -67,6 +71,7 @@ export class ScrobblingService extends Effect.Service<ScrobblingService>()("@ton
     const config = yield* TonearmConfig
     const sql = yield* SqlClient.SqlClient
     const settings = scrobblingSettingsOf(config)
+    const leases = yield* Leases
     const providers = enrichmentSettingsOf(config)
 
     const lastfmCredentials = () => {
@@ -348,9 +353,11 @@ export class ScrobblingService extends Effect.Service<ScrobblingService>()("@ton
         yield* Effect.race(Deferred.await(woken), Effect.sleep(Duration.millis(wait)))
       }).pipe(Effect.forever)
 
-    if (settings.runSender) for (const provider of SCROBBLE_PROVIDERS) yield* Effect.forkScoped(drain(provider))
+    // Each provider's sender on the one replica holding its lease (issue 30): one sender sends in play order.
+    if (settings.runSender)
+      for (const provider of SCROBBLE_PROVIDERS) yield* leases.duty(scrobbleLeaseOf(provider), drain(provider))
 
     return { get, update, connectLastfm, enqueue, wake } as const
   }),
-  dependencies: [ScrobbleRepository.Default, ProviderHttp.Default],
+  dependencies: [ScrobbleRepository.Default, ProviderHttp.Default, Leases.Default],
 }) {}

@@ -2,8 +2,10 @@ import { SqlClient, type Statement } from "@effect/sql"
 import { type PlaylistId, type SmartCondition, SmartRules, TrackId, type UserId } from "@tonearm/core"
 import { Effect, Schema } from "effect"
 import { daysBefore } from "../clock.js"
+import { type Catalogue, catalogueIn } from "../db/libraryScope.js"
 import { decodeFirst, decodeRows } from "../db/rows.js"
 import { orInternal } from "../db/sqlErrors.js"
+import { LibraryAccess } from "../library/LibraryAccess.js"
 
 /** A smart playlist's stored row. */
 export const SmartRecord = Schema.Struct({
@@ -35,6 +37,7 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
   {
     effect: Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
+      const access = yield* LibraryAccess
 
       const NUMBER_OPS = { is: sql.literal("="), gt: sql.literal(">"), lt: sql.literal("<") } as const
       const ORDER = { asc: sql.literal("ASC NULLS LAST"), desc: sql.literal("DESC NULLS LAST") } as const
@@ -121,10 +124,10 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
        * The owner's view of the library: present tracks only (the `tracks` view leaves missing ones out), less the
        * tracks the owner flagged (quarantine), with the owner's play counts, last plays and ratings beside them.
        */
-      const candidates = (rules: SmartRules, at: Evaluation) => sql`
-        FROM tracks t
-        JOIN albums al ON al.id = t.album_id
-        JOIN artists ar ON ar.id = t.artist_id
+      const candidates = (c: Catalogue, rules: SmartRules, at: Evaluation) => sql`
+        FROM ${c.tracks} t
+        JOIN indexed_albums al ON al.id = t.album_id
+        JOIN indexed_artists ar ON ar.id = t.artist_id
         LEFT JOIN (
           SELECT track_id, count(*) FILTER (WHERE NOT skipped)::int AS plays, max(started_at) AS last_played
           FROM play_events WHERE user_id = ${at.owner} GROUP BY track_id
@@ -134,11 +137,18 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
           SELECT 1 FROM quarantine q WHERE q.user_id = ${at.owner} AND q.resolved_at IS NULL AND q.track_id = t.id
         ) AND (${where(rules, at)})`
 
+      /** The owner's catalogue: the libraries the owner hears (issue 27), whoever refreshes the playlist. */
+      const ownersCatalogue = (at: Evaluation) =>
+        Effect.map(access.forUserId(at.owner), (scope) => catalogueIn(sql, scope))
+
       /** The tracks the rules pick, in order, at most `rules.limit`, and how many matched before the limit. */
       const evaluate = (rules: SmartRules, at: Evaluation) =>
-        sql<{ id: string; matching: number }>`
-          SELECT t.id, count(*) OVER ()::int AS matching ${candidates(rules, at)}
-          ORDER BY ${orderBy(rules, at)} LIMIT ${rules.limit}`.pipe(
+        Effect.flatMap(
+          ownersCatalogue(at),
+          (c) => sql<{ id: string; matching: number }>`
+          SELECT t.id, count(*) OVER ()::int AS matching ${candidates(c, rules, at)}
+          ORDER BY ${orderBy(rules, at)} LIMIT ${rules.limit}`,
+        ).pipe(
           Effect.map((rows) => ({
             trackIds: rows.map((row) => TrackId.make(row.id)),
             matching: rows[0]?.matching ?? 0,
@@ -148,7 +158,10 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
 
       /** How many tracks the rules match (before the limit). */
       const count = (rules: SmartRules, at: Evaluation) =>
-        sql<{ n: number }>`SELECT count(*)::int AS n ${candidates(rules, at)}`.pipe(
+        Effect.flatMap(
+          ownersCatalogue(at),
+          (c) => sql<{ n: number }>`SELECT count(*)::int AS n ${candidates(c, rules, at)}`,
+        ).pipe(
           Effect.map((rows) => rows[0]?.n ?? 0),
           orInternal("SmartPlaylistRepository.count"),
         )
@@ -187,5 +200,6 @@ export class SmartPlaylistRepository extends Effect.Service<SmartPlaylistReposit
 
       return { evaluate, count, insert, setRules, markRefreshed, find, listByOwner } as const
     }),
+    dependencies: [LibraryAccess.Default],
   },
 ) {}

@@ -205,7 +205,14 @@ export class Transcoder extends Effect.Service<Transcoder>()("@tonearm/server/Tr
       return NodeStream.fromReadable<TranscodeFailed>(
         () => running.child.stdout!,
         (cause) => new TranscodeFailed({ message: `reading ffmpeg's output failed: ${cause}` }),
-      ).pipe(Stream.concat(Stream.drain(Stream.fromEffect(outcome))), Stream.interruptWhen(Deferred.await(stopped)))
+      ).pipe(
+        // One buffer (at most 64 KiB) per write: the response then waits for a drain after each, so a slow reader
+        // drains its connection every 64 KiB it takes (the idle-write timeout counts from the last drain), instead
+        // of after the megabyte a read-ahead chunk could hold.
+        Stream.rechunk(1),
+        Stream.concat(Stream.drain(Stream.fromEffect(outcome))),
+        Stream.interruptWhen(Deferred.await(stopped)),
+      )
     })
 
     return { available: detected.available, settings, transcode } as const

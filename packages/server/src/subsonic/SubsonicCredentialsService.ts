@@ -77,11 +77,12 @@ export class SubsonicCredentialsService extends Effect.Service<SubsonicCredentia
        * password they are not guessable: their success path skips the throttle's read, and only failures pay it.
        */
       const failure = (username: string, clientAddresses: ReadonlyArray<string>, error: SubsonicFailure) =>
-        throttle.check(username, clientAddresses).pipe(
+        // Checked and counted at once (`begin`), so failures fired together cannot all pass the check.
+        throttle.begin(username, clientAddresses).pipe(
           Effect.catchTag("RateLimited", (limited) =>
             Effect.fail(new SubsonicThrottled({ retryAfterSeconds: limited.retry_after_seconds ?? 60 })),
           ),
-          Effect.zipRight(throttle.recordFailure(username, clientAddresses)),
+          Effect.flatMap(throttle.failed),
           Effect.zipRight(Effect.fail(error)),
         )
 

@@ -2,6 +2,7 @@ import {
   clampLimit,
   decodeSyncCursor,
   encodeSyncCursor,
+  type Internal,
   InvalidRequest,
   SYNC_PAGE_DEFAULT,
   SYNC_PAGE_MAX,
@@ -13,7 +14,7 @@ import {
 } from "@tonearm/core"
 import { Effect } from "effect"
 import { ChangeLog } from "../changes/index.js"
-import { LibraryService } from "../library/index.js"
+import { LibraryAccess, LibraryService } from "../library/index.js"
 import { LikesService } from "../listening/index.js"
 import { PlaylistsService } from "../playlists/index.js"
 
@@ -39,6 +40,7 @@ export class SyncService extends Effect.Service<SyncService>()("@tonearm/server/
     const library = yield* LibraryService
     const likes = yield* LikesService
     const playlists = yield* PlaylistsService
+    const access = yield* LibraryAccess
 
     const likeMaps = (user: UserId, entity: "track" | "album" | "artist", ids: ReadonlyArray<string>) =>
       Effect.map(likes.likedAmong(user, entity, ids), (rows) =>
@@ -58,19 +60,58 @@ export class SyncService extends Effect.Service<SyncService>()("@tonearm/server/
       const deleteIds = emptyIds()
       for (const row of batch) (row.operation === "upsert" ? upsertIds : deleteIds)[row.entity].push(row.entity_id)
 
-      const [artists, albums, tracks, playlistRows, likeTrack, likeAlbum, likeArtist, entries] = yield* Effect.all(
-        [
-          library.artistsByIds(upsertIds.artist),
-          library.albumsByIds(upsertIds.album),
-          library.tracksByIds(upsertIds.track),
-          playlists.rowsByIds(user, upsertIds.playlist),
-          likeMaps(user, "track", upsertIds.like_track),
-          likeMaps(user, "album", upsertIds.like_album),
-          likeMaps(user, "artist", upsertIds.like_artist),
-          playlists.entriesByIds(user, upsertIds.playlist_track),
-        ],
-        { concurrency: 4 },
-      )
+      const [artists, albums, tracks, playlistRows, likedTracks, likedAlbums, likedArtists, storedEntries] =
+        yield* Effect.all(
+          [
+            library.artistsByIds(upsertIds.artist),
+            library.albumsByIds(upsertIds.album),
+            library.tracksByIds(upsertIds.track),
+            playlists.rowsByIds(user, upsertIds.playlist),
+            likeMaps(user, "track", upsertIds.like_track),
+            likeMaps(user, "album", upsertIds.like_album),
+            likeMaps(user, "artist", upsertIds.like_artist),
+            playlists.entriesByIds(user, upsertIds.playlist_track),
+          ],
+          { concurrency: 4 },
+        )
+      // A listener limited to some libraries (issue 27): their likes and playlist entries of other libraries' tracks
+      // are kept but not synced (a client that had them drops them), read through the same catalogue as the tracks.
+      const limited = (yield* access.current).ids !== undefined
+      const idsOf = <A extends { readonly id: string }>(read: Effect.Effect<ReadonlyArray<A>, Internal>) =>
+        Effect.map(read, (rows): ReadonlySet<string> | undefined => new Set(rows.map((row) => row.id)))
+      const heardIds = (kind: "track" | "album" | "artist", ids: ReadonlyArray<string>) =>
+        !limited || ids.length === 0
+          ? Effect.succeed<ReadonlySet<string> | undefined>(undefined)
+          : kind === "track"
+            ? idsOf(library.tracksByIds(ids))
+            : kind === "album"
+              ? idsOf(library.albumsByIds(ids))
+              : idsOf(library.artistsByIds(ids))
+      const [heardTracks, heardAlbums, heardArtists] = yield* Effect.all([
+        heardIds("track", [
+          ...likedTracks.map((row) => row.track_id!),
+          ...storedEntries.map((entry) => entry.track_id),
+        ]),
+        heardIds(
+          "album",
+          likedAlbums.map((row) => row.album_id!),
+        ),
+        heardIds(
+          "artist",
+          likedArtists.map((row) => row.artist_id!),
+        ),
+      ])
+      // The same array type back (the page's mutable like lists, the repository's readonly entries).
+      const keep = <R extends ReadonlyArray<unknown>>(
+        rows: R,
+        heard: ReadonlySet<string> | undefined,
+        id: (row: R[number]) => string,
+      ): R => (heard === undefined ? rows : (rows.filter((row) => heard.has(id(row))) as unknown as R))
+      const likeTrack = keep(likedTracks, heardTracks, (row) => row.track_id!)
+      const likeAlbum = keep(likedAlbums, heardAlbums, (row) => row.album_id!)
+      const likeArtist = keep(likedArtists, heardArtists, (row) => row.artist_id!)
+      const entries = keep(storedEntries, heardTracks, (entry) => entry.track_id)
+
       // Logged as upserted but gone by now: the client should drop them.
       const vanished = (entity: SyncEntity, present: ReadonlyArray<string>) => {
         const found = new Set(present)

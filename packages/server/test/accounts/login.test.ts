@@ -128,6 +128,29 @@ layer(TestServerLive(), { excludeTestServices: true })("login", (it) => {
     }),
   )
 
+  it.effect("login throttle race: 16 attempts at once for one name get exactly the 10 free ones, the rest 429", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      // All at once, each from its own address: only the name's key could stop them, and a check made before
+      // the earlier attempts were recorded would let all 16 through.
+      const burst = yield* Effect.all(
+        Array.from({ length: 16 }, (_, i) =>
+          postLogin(base, { username: "racer", password: "bad guess" }, { "x-forwarded-for": `10.9.0.${i}` }),
+        ),
+        { concurrency: "unbounded" },
+      )
+      const statuses = burst.map((attempt) => attempt.status).sort()
+      // (An office behind one address signing in at once is not slowed: addresses count after the password check.)
+      expect(statuses).toEqual([...Array(10).fill(401), ...Array(6).fill(429)])
+      const [counted] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM login_failures WHERE throttle_key LIKE '%racer%'`
+      expect(counted!.n).toBe(10)
+      yield* sql`DELETE FROM login_failures`
+    }),
+  )
+
   it.effect("after 10 failed logins from one client address its next attempt waits (429), whatever the username", () =>
     Effect.gen(function* () {
       const base = yield* serverUrl

@@ -32,6 +32,7 @@ const startProvider = async () => {
         client_id: "tonearm",
         client_secret: "tonearm-secret",
         redirect_uris: [REDIRECT],
+        post_logout_redirect_uris: ["http://tonearm.test/"],
         grant_types: ["authorization_code"],
         response_types: ["code"],
         token_endpoint_auth_method: "client_secret_post",
@@ -126,7 +127,7 @@ layer(
     Effect.gen(function* () {
       const base = yield* serverUrl
       const options = yield* Effect.promise(() => fetch(`${base}/api/auth/options`).then((r) => r.json()))
-      expect(options).toEqual({ oidc: { name: "Test ID" } })
+      expect(options).toEqual({ oidc: { name: "Test ID" }, proxy: null })
     }),
   )
 
@@ -200,5 +201,63 @@ layer(
         expect(replayed.status).toBe(400)
         expect(replayed.session).toBeUndefined()
       }),
+  )
+
+  it.effect(
+    "OIDC callback error page: a browser's failed sign-in gets a page saying why, linking back to sign-in",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* serverUrl
+        const walk = yield* signInAtProvider(base, "sub-alice")
+        const denied = new URLSearchParams(walk.query)
+        denied.delete("code")
+        denied.set("error", "<script>access_denied</script>")
+        const response = yield* Effect.promise(() =>
+          fetch(`${base}/api/auth/oidc/callback?${denied}`, {
+            redirect: "manual",
+            headers: { cookie: walk.stateCookie, accept: "text/html,application/xhtml+xml" },
+          }),
+        )
+        expect(response.status).toBe(400)
+        expect(response.headers.get("content-type")).toContain("text/html")
+        expect(response.headers.get("content-security-policy")).toContain("default-src 'none'")
+        const page = yield* Effect.promise(() => response.text())
+        expect(page).toContain("Sign-in with Test ID failed")
+        expect(page).toContain("the provider refused the sign-in: &lt;script&gt;access_denied&lt;/script&gt;")
+        expect(page).not.toContain("<script>")
+        expect(page).toContain('<a href="/">Back to sign-in</a>')
+        expect(response.headers.getSetCookie().some((line) => line.startsWith("tonearm_session="))).toBe(false)
+      }),
+  )
+
+  it.effect("OIDC logout: a signed-in browser is sent to the provider's end_session_endpoint, then back to /", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const walk = yield* signInAtProvider(base, "sub-alice")
+      const landed = yield* Effect.promise(() =>
+        fetch(`${base}/api/auth/oidc/callback${walk.query}`, {
+          redirect: "manual",
+          headers: { cookie: walk.stateCookie },
+        }),
+      )
+      expect(landed.status).toBe(302)
+      // The browser is marked as signed in through OpenID Connect, for the web player's sign-out.
+      expect(landed.headers.getSetCookie().some((line) => line.startsWith("tonearm_oidc_session=1"))).toBe(true)
+      const out = yield* Effect.promise(() =>
+        fetch(`${base}/api/auth/oidc/logout`, { redirect: "manual", headers: { cookie: "tonearm_oidc_session=1" } }),
+      )
+      expect(out.status).toBe(302)
+      const target = new URL(out.headers.get("location")!)
+      const metadata = (yield* Effect.promise(() =>
+        fetch(`${provider.issuer}/.well-known/openid-configuration`).then((r) => r.json()),
+      )) as { end_session_endpoint: string }
+      expect(`${target.origin}${target.pathname}`).toBe(metadata.end_session_endpoint)
+      expect(target.searchParams.get("client_id")).toBe("tonearm")
+      expect(target.searchParams.get("post_logout_redirect_uri")).toBe("http://tonearm.test/")
+      expect(out.headers.getSetCookie().some((line) => /^tonearm_oidc_session=;/.test(line))).toBe(true)
+      // The provider accepts it: its logout confirmation page answers.
+      const confirm = yield* Effect.promise(() => fetch(target, { redirect: "manual" }))
+      expect(confirm.status).toBe(200)
+    }),
   )
 })

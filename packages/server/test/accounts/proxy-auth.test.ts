@@ -64,6 +64,46 @@ layer(TestServerLive({ proxyAuthHeader: "remote-user" }), { excludeTestServices:
     }),
   )
 
+  it.effect(
+    "sign-in options name the proxy's user only through the proxy; after a sign-out they say: not on its own",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* serverUrl
+        const options = (headers: Record<string, string>) =>
+          Effect.promise(async () => {
+            const response = await fetch(`${base}/api/auth/options`, { headers })
+            return (await response.json()) as { proxy: { username: string; automatic: boolean } | null }
+          })
+        expect((yield* options({})).proxy).toBeNull()
+        expect((yield* options({ "remote-user": "carol" })).proxy).toEqual({ username: "carol", automatic: true })
+        // An explicit sign-out marks the browser; the options then ask for a click instead of signing back in.
+        const signedIn = yield* proxyLogin(base, { "remote-user": "carol" })
+        const out = yield* Effect.promise(() =>
+          fetch(`${base}/api/auth/logout`, {
+            method: "POST",
+            headers: { authorization: `Bearer ${signedIn.body.token}` },
+          }),
+        )
+        expect(out.status).toBe(204)
+        const mark = out.headers.getSetCookie().find((cookie) => cookie.startsWith("tonearm_signed_out="))
+        expect(mark).toMatch(/^tonearm_signed_out=1; .*HttpOnly/i)
+        const cookie = "tonearm_signed_out=1"
+        expect((yield* options({ "remote-user": "carol", cookie })).proxy).toEqual({
+          username: "carol",
+          automatic: false,
+        })
+        // Signing in through the proxy (the page's button) clears the mark.
+        const again = yield* Effect.promise(() =>
+          fetch(`${base}/api/auth/proxy-login`, { method: "POST", headers: { "remote-user": "carol", cookie } }),
+        )
+        expect(again.status).toBe(200)
+        const cleared = again.headers.getSetCookie().find((c) => c.startsWith("tonearm_signed_out="))
+        expect(cleared, again.headers.getSetCookie().join(" | ")).toMatch(
+          /^tonearm_signed_out=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/i,
+        )
+      }),
+  )
+
   it("the proxy user header needs a trusted proxy list to honour it from", () => {
     const read = (env: Record<string, string>, list: ReadonlyArray<string>) =>
       Effect.runSync(

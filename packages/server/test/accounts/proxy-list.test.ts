@@ -37,6 +37,29 @@ layer(TestServerLive({ trustedProxies: undefined }), { excludeTestServices: true
     }),
   )
 
+  it.effect("without a proxy list a forged X-Forwarded-For cannot dodge the forgot-password limit either", () =>
+    Effect.gen(function* () {
+      const base = yield* serverUrl
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`DELETE FROM login_failures`
+      const ask = (forwardedFor: string) =>
+        Effect.promise(async () => {
+          const response = await fetch(`${base}/api/auth/forgot-password`, {
+            method: "POST",
+            headers: { "content-type": "application/json", "x-forwarded-for": forwardedFor },
+            body: JSON.stringify({ username_or_email: "nobody-here" }),
+          })
+          return { status: response.status, retryAfter: response.headers.get("retry-after") }
+        })
+      // A new forged address each time, straight to the server: the socket peer's count still fills up.
+      for (let i = 0; i < 10; i++) expect((yield* ask(`203.0.113.${i}`)).status).toBe(202)
+      const next = yield* ask("203.0.113.250")
+      expect(next.status).toBe(429)
+      expect(Number(next.retryAfter)).toBeGreaterThan(0)
+      yield* sql`DELETE FROM login_failures`
+    }),
+  )
+
   it.effect("without a proxy list the shown address still follows the hop setting (default 1)", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -300,6 +300,8 @@ layer(
         } as RequestInit),
       )
       expect(chunked.status).toBe(413)
+      // The rest of that body is never read: the connection closes, so no client sends its next request into it.
+      expect(chunked.headers.get("connection")).toBe("close")
       // A body just under the limit is accepted: the limit is the import routes' own, not TONEARM_MAX_BODY_BYTES'.
       expect((yield* ivy.client.imports.list({ urlParams: {} })).items).toEqual([])
     }),

@@ -199,122 +199,129 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
   excludeTestServices: true,
   timeout: "300 seconds",
 })("fuzz", (it) => {
-  it.effect("every operation of /openapi.json, as anonymous, a listener and an admin: no 5xx, no hang", () =>
-    Effect.gen(function* () {
-      // Its own admin and listener: the fuzz may sign them out or revoke their sessions; nobody else uses them.
-      const admin = yield* createAndLogIn((yield* Admin).client, "fuzz-admin", { isAdmin: true })
-      const listener = yield* aUser("fuzzed")
-      const document = (yield* raw("GET", "/openapi.json")).json as {
-        paths: Record<
-          string,
-          Record<
+  it.effect(
+    "every operation of /openapi.json, as anonymous, a listener and an admin: no 5xx, no hang",
+    () =>
+      Effect.gen(function* () {
+        // Its own admin and listener: the fuzz may sign them out or revoke their sessions; nobody else uses them.
+        const admin = yield* createAndLogIn((yield* Admin).client, "fuzz-admin", { isAdmin: true })
+        const listener = yield* aUser("fuzzed")
+        const document = (yield* raw("GET", "/openapi.json")).json as {
+          paths: Record<
             string,
-            {
-              operationId: string
-              parameters?: Operation["parameters"]
-              requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
-            }
+            Record<
+              string,
+              {
+                operationId: string
+                parameters?: Operation["parameters"]
+                requestBody?: { content?: Record<string, { schema?: JsonSchema }> }
+              }
+            >
           >
-        >
-        components: { schemas: Record<string, JsonSchema> }
-      }
-      const operations: Array<Operation> = Object.entries(document.paths)
-        .flatMap(([path, methods]) =>
-          Object.entries(methods)
-            .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
-            .map(([method, operation]) => ({
-              method: method.toUpperCase(),
-              path,
-              id: operation.operationId,
-              parameters: operation.parameters ?? [],
-              body: operation.requestBody?.content?.["application/json"]?.schema,
-            })),
-        )
-        // The event stream answers at once and never ends: its own tests cover it (a body read here would wait forever).
-        .filter((operation) => operation.path !== "/api/events/stream")
-        .sort((a, b) => lastly(a) - lastly(b))
-      expect(operations.length).toBeGreaterThan(100)
-      // Real ids of every kind (the listener's own and someone else's) so generated uuids hit real rows too.
-      const ids = yield* realIds(true)
+          components: { schemas: Record<string, JsonSchema> }
+        }
+        const operations: Array<Operation> = Object.entries(document.paths)
+          .flatMap(([path, methods]) =>
+            Object.entries(methods)
+              .filter(([method]) => ["get", "post", "put", "patch", "delete"].includes(method))
+              .map(([method, operation]) => ({
+                method: method.toUpperCase(),
+                path,
+                id: operation.operationId,
+                parameters: operation.parameters ?? [],
+                body: operation.requestBody?.content?.["application/json"]?.schema,
+              })),
+          )
+          // The event stream answers at once and never ends: its own tests cover it (a body read here would wait forever).
+          .filter((operation) => operation.path !== "/api/events/stream")
+          .sort((a, b) => lastly(a) - lastly(b))
+        expect(operations.length).toBeGreaterThan(100)
+        // Real ids of every kind (the listener's own and someone else's) so generated uuids hit real rows too.
+        const ids = yield* realIds(true)
 
-      const failures: Array<string> = []
-      let sent = 0
-      for (const operation of operations) {
-        const samples = fc.sample(requestOf(operation, document.components.schemas, ids), {
-          numRuns: SAMPLES,
-          seed: SEED + sent,
-        })
-        for (const [role, token] of [
-          ["anonymous", undefined],
-          ["listener", listener.token],
-          ["admin", admin.token],
-        ] as const) {
-          for (const sample of samples) {
-            const label = `${role} ${operation.method} ${sample.path}`
-            const body = sample.body === undefined ? undefined : JSON.stringify(sample.body)
-            const answer = yield* timed(
-              raw(operation.method, sample.path, {
-                ...(body !== undefined ? { body } : {}),
-                ...(token !== undefined ? { token } : {}),
-              }),
-              label,
-            )
+        const failures: Array<string> = []
+        let sent = 0
+        for (const operation of operations) {
+          const samples = fc.sample(requestOf(operation, document.components.schemas, ids), {
+            numRuns: SAMPLES,
+            seed: SEED + sent,
+          })
+          for (const [role, token] of [
+            ["anonymous", undefined],
+            ["listener", listener.token],
+            ["admin", admin.token],
+          ] as const) {
+            for (const sample of samples) {
+              const label = `${role} ${operation.method} ${sample.path}`
+              const body = sample.body === undefined ? undefined : JSON.stringify(sample.body)
+              const answer = yield* timed(
+                raw(operation.method, sample.path, {
+                  ...(body !== undefined ? { body } : {}),
+                  ...(token !== undefined ? { token } : {}),
+                }),
+                label,
+              )
+              sent++
+              if (answer._tag === "Left") {
+                failures.push(`${answer.left} ${(body ?? "").slice(0, 200)}`)
+                continue
+              }
+              const response = answer.right
+              if (response.status >= 500)
+                failures.push(`${label} ${body ?? ""} → ${response.status} ${response.text.slice(0, 200)}`)
+            }
+          }
+        }
+        yield* report(`fuzz: ${sent} requests over ${operations.length} operations and 3 roles, ${failures.length} 5xx`)
+        expect(failures).toEqual([])
+      }),
+    // Thousands of requests: over a minute on a loaded machine (it timed out at 60 s in a full run).
+    240_000,
+  )
+
+  it.effect(
+    "every Subsonic method with generated parameters: no 5xx, no hang",
+    () =>
+      Effect.gen(function* () {
+        const listener = yield* aUser("subfuzz")
+        const password = (yield* rawJson("POST", "/api/me/subsonic-password", {}, listener.token)).json as {
+          password: string
+        }
+        const auth = withToken(listener.user.username, password.password)
+        const ids = yield* realIds(false)
+        const valueOf = fc.oneof(
+          { arbitrary: fc.constantFrom(...ids), weight: 2 },
+          { arbitrary: fc.integer({ min: -3, max: 600 }).map(String), weight: 2 },
+          { arbitrary: fc.string({ maxLength: 20 }), weight: 1 },
+          { arbitrary: hostileString, weight: 2 },
+        )
+        const failures: Array<string> = []
+        let sent = 0
+        for (const method of SUBSONIC_METHODS) {
+          const names = Object.keys(method.params)
+          const samples = fc.sample(
+            fc.record(Object.fromEntries(names.map((name) => [name, fc.option(valueOf, { nil: undefined })]))),
+            { numRuns: SAMPLES * 2, seed: SEED + sent },
+          )
+          for (const params of samples) {
+            const given = Object.fromEntries(
+              Object.entries(params).filter(([, value]) => value !== undefined),
+            ) as Record<string, string>
+            const path = `/rest/${method.name}.view?${query({ ...auth, c: "fuzz", v: "1.16.1", f: "json", ...given })}`
+            const answer = yield* timed(raw("GET", path), path)
             sent++
             if (answer._tag === "Left") {
-              failures.push(`${answer.left} ${(body ?? "").slice(0, 200)}`)
+              failures.push(answer.left)
               continue
             }
             const response = answer.right
-            if (response.status >= 500)
-              failures.push(`${label} ${body ?? ""} → ${response.status} ${response.text.slice(0, 200)}`)
+            if (response.status >= 500) failures.push(`${path} → ${response.status} ${response.text.slice(0, 200)}`)
           }
         }
-      }
-      yield* report(`fuzz: ${sent} requests over ${operations.length} operations and 3 roles, ${failures.length} 5xx`)
-      expect(failures).toEqual([])
-    }),
-  )
-
-  it.effect("every Subsonic method with generated parameters: no 5xx, no hang", () =>
-    Effect.gen(function* () {
-      const listener = yield* aUser("subfuzz")
-      const password = (yield* rawJson("POST", "/api/me/subsonic-password", {}, listener.token)).json as {
-        password: string
-      }
-      const auth = withToken(listener.user.username, password.password)
-      const ids = yield* realIds(false)
-      const valueOf = fc.oneof(
-        { arbitrary: fc.constantFrom(...ids), weight: 2 },
-        { arbitrary: fc.integer({ min: -3, max: 600 }).map(String), weight: 2 },
-        { arbitrary: fc.string({ maxLength: 20 }), weight: 1 },
-        { arbitrary: hostileString, weight: 2 },
-      )
-      const failures: Array<string> = []
-      let sent = 0
-      for (const method of SUBSONIC_METHODS) {
-        const names = Object.keys(method.params)
-        const samples = fc.sample(
-          fc.record(Object.fromEntries(names.map((name) => [name, fc.option(valueOf, { nil: undefined })]))),
-          { numRuns: SAMPLES * 2, seed: SEED + sent },
-        )
-        for (const params of samples) {
-          const given = Object.fromEntries(Object.entries(params).filter(([, value]) => value !== undefined)) as Record<
-            string,
-            string
-          >
-          const path = `/rest/${method.name}.view?${query({ ...auth, c: "fuzz", v: "1.16.1", f: "json", ...given })}`
-          const answer = yield* timed(raw("GET", path), path)
-          sent++
-          if (answer._tag === "Left") {
-            failures.push(answer.left)
-            continue
-          }
-          const response = answer.right
-          if (response.status >= 500) failures.push(`${path} → ${response.status} ${response.text.slice(0, 200)}`)
-        }
-      }
-      yield* report(`fuzz: ${sent} Subsonic requests over ${SUBSONIC_METHODS.length} methods, ${failures.length} 5xx`)
-      expect(failures).toEqual([])
-    }),
+        yield* report(`fuzz: ${sent} Subsonic requests over ${SUBSONIC_METHODS.length} methods, ${failures.length} 5xx`)
+        expect(failures).toEqual([])
+      }),
+    // Thousands of requests: over a minute on a loaded machine (it timed out at 60 s in a full run).
+    240_000,
   )
 })

@@ -90,7 +90,8 @@ layer(TestServerLive({ libraryDir: root }), { excludeTestServices: true, timeout
         expect(clamped.status).toBe(200)
         expect(clamped.json).toMatchObject({ total: brokenPaths.length, offset: 0, limit: 500 })
         const wire = (clamped.json as { items: Array<Record<string, unknown>> }).items[0]!
-        expect(Object.keys(wire).sort()).toEqual(["message", "path", "seen_at", "size_bytes"])
+        expect(Object.keys(wire).sort()).toEqual(["library_id", "message", "path", "seen_at", "size_bytes"])
+        expect(wire.library_id).toBe(1)
         expect(typeof wire.seen_at).toBe("string")
 
         const listener = yield* createAndLogIn(admin.client, "listener")

@@ -1,18 +1,17 @@
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
-import pg from "pg"
-import { inject } from "vitest"
+import { ConfigProvider, Effect, Layer } from "effect"
+import { Leases } from "../../src/leases/index.js"
 import { ScanService } from "../../src/library/index.js"
-import { INTERRUPTED_MESSAGE } from "../../src/library/ScanService.js"
+import { BootScanLive, INTERRUPTED_MESSAGE } from "../../src/library/ScanService.js"
 import { Admin, AdminLive, ScannedLive } from "../ownData.js"
 import { fixtureLibrary } from "../support/library.js"
 import { TestServerLive } from "../support/TestServer.js"
 
 /**
- * Issue 29 item 4: a scan a killed process left `running` (its row written, its lock gone with its connection) is
- * closed at the next boot as failed, "interrupted"; one that a live replica is running (the lock held) is left alone;
- * what the dead scan indexed stays.
+ * Issue 29 item 4: a scan a killed process left `running` (its row written, its lease run out) is closed at the next
+ * boot as failed, "interrupted"; one that a live replica is running (its lease renewed) is left alone; what the dead
+ * scan indexed stays.
  */
 const { root } = await fixtureLibrary()
 
@@ -46,16 +45,12 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
         const admin = yield* Admin
         const before = yield* counts
         const id = yield* abandonedScan
-        // Another database on the same cluster scanning (its own scan lock: advisory locks are per database) does
-        // not make ours look busy.
-        const elsewhere = new pg.Client({ connectionString: inject("adminDatabaseUrl") })
-        yield* Effect.acquireRelease(
-          Effect.promise(async () => {
-            await elsewhere.connect()
-            await elsewhere.query("SELECT pg_advisory_lock(hashtext('tonearm.scan'))")
-          }),
-          () => Effect.promise(() => elsewhere.end()),
-        )
+        // The dead process's scan lease: renewed no more, it ran out (a lease still running is the next test's).
+        yield* sql`
+          INSERT INTO leases (name, holder, acquired_at, renewed_at, expires_at)
+          VALUES ('scan:1', 'gone:1:000000', now() - interval '5 minutes', now() - interval '1 minute',
+            now() - interval '40 seconds')
+          ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`
         expect((yield* admin.client.scan.status()).state).toBe("failed")
 
         expect(yield* (yield* ScanService).closeInterrupted).toBe(1)
@@ -71,20 +66,44 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(TestServe
       }),
   )
 
-  it.effect("a scan another replica is running (it holds the scan lock) is left running", () =>
-    Effect.scoped(
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const id = yield* abandonedScan
-        // The other replica: the scan lock held on its own connection for this scope.
-        const replica = yield* sql.reserve
-        yield* replica.execute("SELECT pg_advisory_lock(hashtext('tonearm.scan'))", [], undefined)
-        expect(yield* (yield* ScanService).closeInterrupted).toBe(0)
-        const [row] = yield* sql<{ state: string }>`SELECT state FROM scans WHERE id = ${id}`
-        expect(row!.state).toBe("running")
-        yield* replica.execute("SELECT pg_advisory_unlock(hashtext('tonearm.scan'))", [], undefined)
-        expect(yield* (yield* ScanService).closeInterrupted).toBe(1)
-      }),
-    ),
+  it.effect("a scan another replica is running (it holds the scan lease) is left running", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const id = yield* abandonedScan
+      // The other replica: its scan lease renewed a moment ago.
+      yield* sql`
+        INSERT INTO leases (name, holder, acquired_at, renewed_at, expires_at)
+        VALUES ('scan:1', 'other:2:000000', now(), now(), now() + interval '1 minute')
+        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`
+      expect(yield* (yield* ScanService).closeInterrupted).toBe(0)
+      expect((yield* (yield* ScanService).status).state).toBe("running")
+      const [row] = yield* sql<{ state: string }>`SELECT state FROM scans WHERE id = ${id}`
+      expect(row!.state).toBe("running")
+      // Its scan ended (the lease let go): the row is closed at the next boot.
+      yield* sql`UPDATE leases SET expires_at = now() WHERE name = 'scan:1'`
+      expect(yield* (yield* ScanService).closeInterrupted).toBe(1)
+    }),
+  )
+  it.scoped("restarted before a dead scan's lease ran out: the boot closes that scan once the lease has run out", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const id = yield* abandonedScan
+      // The killed process's scan lease, renewed just before it died; it runs out in a second.
+      yield* sql`
+        INSERT INTO leases (name, holder, acquired_at, renewed_at, expires_at)
+        VALUES ('scan:1', 'gone:9:000000', now(), now(), now() + interval '1 second')
+        ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at`
+      // The restarted process's boot, with a 1 s lease time (its own scan service and leases).
+      yield* Layer.build(
+        BootScanLive.pipe(Layer.provide(Layer.mergeAll(Layer.fresh(ScanService.Default), Layer.fresh(Leases.Default)))),
+      ).pipe(Effect.withConfigProvider(ConfigProvider.fromMap(new Map([["TONEARM_LEASE_TTL_MS", "1000"]]))))
+      const stateOf = sql<{ state: string }>`SELECT state FROM scans WHERE id = ${id}`.pipe(
+        Effect.map((rows) => rows[0]!.state),
+      )
+      expect(yield* stateOf).toBe("running")
+      // Looked at again after the lease time (1.25 s): the lease ran out, the scan is closed.
+      yield* Effect.sleep("2 seconds")
+      expect(yield* stateOf).toBe("failed")
+    }),
   )
 })

@@ -15,9 +15,9 @@ import { failed, noIndex, parsedFolder, ScanPhasesLive, scanned } from "./scanPh
 const knownNow = Effect.gen(function* () {
   const catalog = yield* CatalogRepository
   return {
-    tracks: yield* catalog.knownTracks,
-    errors: yield* catalog.knownErrors,
-    folders: yield* catalog.knownFolders,
+    tracks: yield* catalog.knownTracks(),
+    errors: yield* catalog.knownErrors(),
+    folders: yield* catalog.knownFolders(),
   }
 })
 

@@ -7,6 +7,7 @@ import { nextRunAt } from "@tonearm/core"
 import { Context, Effect, Layer, TestClock, TestContext } from "effect"
 import { makeDatabaseLive, pgClientLayer } from "../../src/db/Database.js"
 import { ServicesLive } from "../../src/main.js"
+import { INTERRUPTED_REBUILD } from "../../src/recommendations/RebuildJobRepository.js"
 import { RebuildScheduler, RebuildSchedulerLive } from "../../src/recommendations/RebuildScheduler.js"
 import { Admin, AdminLive, aUser } from "../ownData.js"
 import { PASSWORD, type SignedIn } from "../support/accounts.js"
@@ -20,6 +21,7 @@ interface JobRow {
   readonly last_finished_at: Date | null
   readonly last_error: string | null
   readonly runs: number
+  readonly heartbeat_at: Date | null
 }
 
 const jobOf = (user: UserId) =>
@@ -149,6 +151,44 @@ layer(AdminLive().pipe(Layer.provideMerge(TestServerLive({ openRegistration: tru
         expect(yield* jobOf(frank.user.id)).toBeUndefined()
         // Nothing left to do: a second pass changes nothing.
         expect(yield* scheduler.reconcile()).toEqual({ added: 0, rescheduled: 0, removed: 0 })
+      }),
+  )
+
+  it.effect(
+    "a run whose heartbeat stopped (its process was killed) is marked interrupted and run again; a live one is left alone",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const scheduler = yield* RebuildScheduler
+        const dead = yield* aUser("dead")
+        const live = yield* aUser("live")
+        const tomorrow = new Date(Date.now() + 86_400_000)
+        // Both were claimed (moved on to tomorrow); the dead run's process stopped renewing its heartbeat a minute
+        // ago (the TTL is 20 s), the live one renewed it just now (another replica is still rebuilding).
+        yield* sql`
+          UPDATE rebuild_jobs SET next_run_at = ${tomorrow}, last_started_at = now() - interval '2 minutes', runs = 1,
+            heartbeat_at = now() - interval '1 minute'
+          WHERE user_id = ${dead.user.id}`
+        yield* sql`
+          UPDATE rebuild_jobs SET next_run_at = ${tomorrow}, last_started_at = now(), runs = 1, heartbeat_at = now()
+          WHERE user_id = ${live.user.id}`
+        expect(yield* scheduler.closeInterrupted).toEqual([dead.user.id])
+        const marked = (yield* jobOf(dead.user.id))!
+        expect(marked.last_error).toBe(INTERRUPTED_REBUILD)
+        expect(marked.heartbeat_at).toBeNull()
+        expect(marked.next_run_at.getTime()).toBeLessThanOrEqual(Date.now())
+        const untouched = (yield* jobOf(live.user.id))!
+        expect(untouched.heartbeat_at).not.toBeNull()
+        expect(untouched.last_error).toBeNull()
+        // The next tick runs the interrupted one over (its mixes were never half written: one transaction).
+        const ran = yield* scheduler.runDue()
+        expect(ran).toContain(dead.user.id)
+        expect(ran).not.toContain(live.user.id)
+        const redone = (yield* jobOf(dead.user.id))!
+        expect(redone).toMatchObject({ runs: 2, last_error: null, heartbeat_at: null })
+        expect(redone.next_run_at.getTime()).toBeGreaterThan(Date.now())
+        expect(redone.last_finished_at!.getTime()).toBeGreaterThanOrEqual(marked.last_finished_at!.getTime())
+        yield* sql`UPDATE rebuild_jobs SET heartbeat_at = NULL WHERE user_id = ${live.user.id}`
       }),
   )
 

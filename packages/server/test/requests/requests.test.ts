@@ -290,6 +290,33 @@ layer(
     }),
   )
 
+  it.effect("an approve during the reconciler's add waits for it and answers its outcome, sending no second add", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* Effect.promise(() => lidarr.stop())
+      const request = yield* bob.client.requests.create({ payload: { kind: "artist", mbid: mbid(11), name: "Eleven" } })
+      const first = yield* admin.client.adminRequests.approve({ path: { id: request.id } })
+      expect(first.manager_add_confirmed_at).toBeNull()
+      yield* Effect.promise(() => lidarr.start())
+      const addsBefore = lidarr.hits("/api/v1/artist").length
+      // The reconciler's add in flight: it holds the request's row until the manager answers, then confirms.
+      const locked = yield* Effect.makeLatch(false)
+      const reconciler = yield* Effect.fork(
+        Effect.gen(function* () {
+          yield* sql`SELECT id FROM acquisition_requests WHERE id = ${request.id} FOR UPDATE`
+          yield* locked.open
+          yield* Effect.sleep("400 millis")
+          yield* sql`UPDATE acquisition_requests SET manager_add_confirmed_at = now() WHERE id = ${request.id}`
+        }).pipe(sql.withTransaction),
+      )
+      yield* locked.await
+      const again = yield* admin.client.adminRequests.approve({ path: { id: request.id } })
+      yield* Effect.fromFiber(reconciler)
+      expect(again.manager_add_confirmed_at).not.toBeNull()
+      expect(lidarr.hits("/api/v1/artist").length).toBe(addsBefore)
+    }),
+  )
+
   it.effect("an album request is added through the manager's album lookup", () =>
     Effect.gen(function* () {
       const request = yield* bob.client.requests.create({ payload: { kind: "album", mbid: mbid(6), name: "Six" } })

@@ -34,9 +34,9 @@ const SERVER_SRC = path.resolve(import.meta.dirname, "../../src")
  */
 const WORKERS_PARENT = path.resolve(import.meta.dirname, "../../node_modules/.cache/tonearm-test-workers")
 const bundleSourceWorkers = async () => {
-  // Opt-in (TONEARM_SOURCE_WORKERS=bundle) until understood: with the bundled workers, the history import test's
-  // event stream was refused with ECONNRESET when its file ran whole (12/12 pass through tsx, 11/12 bundled).
-  if (process.env.TONEARM_SOURCE_WORKERS !== "bundle") {
+  // TONEARM_SOURCE_WORKERS=tsx starts them through tsx instead (the development path). (The ECONNRESET once seen
+  // with the bundle was the server keeping a connection open after a 413 that cut a streamed upload: fixed.)
+  if (process.env.TONEARM_SOURCE_WORKERS === "tsx") {
     delete process.env.TONEARM_SOURCE_WORKERS
     return () => {}
   }

@@ -2,8 +2,10 @@ import { signal, useSignal, useSignalEffect } from "@preact/signals"
 import type { ComponentType } from "preact"
 import { useEffect, useRef } from "preact/hooks"
 import { Icon, type IconName } from "../components/Icon.js"
+import { LibrarySwitcher } from "../components/LibrarySwitcher.js"
 import { api } from "../state/api.js"
 import { startEvents, stopEvents } from "../state/events.js"
+import { loadLibraries } from "../state/libraries.js"
 import { loadLikes } from "../state/likes.js"
 import { sessionAfterFailure } from "../state/offline.js"
 import { flushOffline, resetPlayer } from "../state/player.js"
@@ -171,6 +173,11 @@ function Nav() {
   const signOut = async () => {
     await api((client) => client.auth.logout()).catch(() => undefined)
     resetPlayer()
+    // Signed in through OpenID Connect: end the provider's session too (it comes back to /).
+    if (document.cookie.split("; ").some((cookie) => cookie.startsWith("tonearm_oidc_session="))) {
+      window.location.assign("/api/auth/oidc/logout")
+      return
+    }
     session.value = null
     navigate("/")
   }
@@ -190,6 +197,7 @@ function Nav() {
       <a class="brand" href="/">
         Tonearm
       </a>
+      <LibrarySwitcher />
       {[...groups].map(([group, items]) => (
         <div class="nav-group" key={group}>
           <h2>{group}</h2>
@@ -235,6 +243,7 @@ export function Shell() {
       startEvents()
       void loadLikes().catch(() => undefined)
       void loadPlaylists().catch(() => undefined)
+      void loadLibraries().catch(() => undefined)
       void flushOffline()
     } else {
       // Signed out here, or the session was revoked elsewhere (a 401 anywhere lands here): stop the music too.

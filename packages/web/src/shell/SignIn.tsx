@@ -7,24 +7,31 @@ import { session } from "../state/session.js"
  * Sign in with a name and password; the server sets the session cookie (HttpOnly) on this origin. A new server
  * has no account yet: "Create an account" registers (the first account becomes the admin; later ones only while
  * the operator keeps registration open, else the server's refusal is shown). Behind a reverse proxy that signs
- * users in (TONEARM_PROXY_AUTH_HEADER), the page first asks the server to take the proxy's word; a refusal (the
- * feature is off, or the request did not come through the proxy) leaves the form.
+ * users in (TONEARM_PROXY_AUTH_HEADER), the server's sign-in options name the proxy's user: the page signs in as
+ * them at once, or, after an explicit sign-out in this browser, offers a "Continue as …" button.
  */
 export function SignIn() {
   const error = useSignal<string | undefined>(undefined)
   const busy = useSignal(false)
   const creating = useSignal(false)
   const provider = useSignal<string | undefined>(undefined)
+  /** The user a trusted reverse proxy names for this browser, offered as a button after an explicit sign-out. */
+  const proxied = useSignal<string | undefined>(undefined)
+  const proxySignIn = () =>
+    api((client) => client.auth.proxyLogin()).then((result) => {
+      session.value = { id: result.user.id, username: result.user.username, is_admin: result.user.is_admin }
+    })
   useEffect(() => {
     let live = true
+    // The proxy's sign-in is asked only when the server says this request came through it (no refused call, no
+    // console error), and on its own only when this browser did not just sign out.
     api((client) => client.auth.signInOptions())
       .then((options) => {
-        if (live && options.oidc !== null) provider.value = options.oidc.name
-      })
-      .catch(() => undefined)
-    api((client) => client.auth.proxyLogin())
-      .then((result) => {
-        if (live) session.value = { id: result.user.id, username: result.user.username, is_admin: result.user.is_admin }
+        if (!live) return
+        if (options.oidc !== null) provider.value = options.oidc.name
+        if (options.proxy === null) return
+        if (options.proxy.automatic) return proxySignIn()
+        proxied.value = options.proxy.username
       })
       .catch(() => undefined)
     return () => {
@@ -78,6 +85,28 @@ export function SignIn() {
           {error.value ?? ""}
         </p>
       </form>
+      {proxied.value !== undefined && !creating.value ? (
+        <p>
+          <button
+            type="button"
+            class="button"
+            disabled={busy.value}
+            onClick={() => {
+              busy.value = true
+              error.value = undefined
+              proxySignIn()
+                .catch((failure) => {
+                  error.value = errorMessage(failure)
+                })
+                .finally(() => {
+                  busy.value = false
+                })
+            }}
+          >
+            Continue as {proxied.value}
+          </button>
+        </p>
+      ) : null}
       {provider.value !== undefined && !creating.value ? (
         <p>
           {/* A full page load: the provider's pages, then its redirect back, set the session cookie. */}

@@ -71,6 +71,51 @@ export const streamOptions = (
       ? { format: choice, timeOffset: Math.round(offsetSeconds * 1000) / 1000 }
       : { format: choice }
 
+// ---- a transcode cut off mid-way -----------------------------------------------------------------------------------
+
+/** How far a re-asked transcode must get before another break counts as a new drop rather than the re-ask failing. */
+export const DROP_MIN_PROGRESS_SECONDS = 1
+/** A transcode that stops within this much of the track's scanned length has reached its end. */
+export const DROP_END_SLACK_SECONDS = 2
+
+/** What to do when a transcode's stream broke: ask it again from `at`, end the track, or give it up. */
+export type DropRecovery =
+  | { readonly _tag: "reask"; readonly at: number }
+  | { readonly _tag: "finished" }
+  | { readonly _tag: "give_up" }
+
+/**
+ * A transcode has no Range, so a browser cannot fetch the rest of one whose connection ended (the server cuts a
+ * connection that took no bytes for a minute: a long pause on a track longer than the browser's buffer). Chromium
+ * then plays what it had and reports the track `ended` early, or an error. A stream that had delivered audio is
+ * asked again from the position reached (`timeOffset`), once per stretch of progress: when the re-asked stream
+ * breaks again before getting `DROP_MIN_PROGRESS_SECONDS` further, or a stream broke before delivering anything
+ * (a load failure), it is given up (an error skips the track; an early end goes on to the next). An original is
+ * not a drop (it has its own fallback), and a break within `DROP_END_SLACK_SECONDS` of the end is the track's end.
+ */
+export const recoverDrop = (stream: {
+  readonly choice: StreamChoice
+  /** The element had the stream's metadata (it delivered audio) before it broke. */
+  readonly delivered: boolean
+  /** Seconds into the track reached (the stream's offset plus the element's time). */
+  readonly position: number
+  /** The track's scanned length in seconds (0 when unknown). */
+  readonly duration: number
+  /** Where this track's stream was last asked again after a drop, if it was. */
+  readonly reaskedAt: number | undefined
+  /** The element says the stream ended (rather than failing). */
+  readonly ended: boolean
+}): DropRecovery => {
+  if (stream.choice === "original" || !stream.delivered || !Number.isFinite(stream.position))
+    return stream.ended ? { _tag: "finished" } : { _tag: "give_up" }
+  const known = stream.duration > 0
+  if ((stream.ended && !known) || (known && stream.position >= stream.duration - DROP_END_SLACK_SECONDS))
+    return { _tag: "finished" }
+  if (stream.reaskedAt !== undefined && stream.position < stream.reaskedAt + DROP_MIN_PROGRESS_SECONDS)
+    return { _tag: "give_up" }
+  return { _tag: "reask", at: Math.max(0, stream.position) }
+}
+
 // ---- crossfade --------------------------------------------------------------------------------------------------
 
 export const CROSSFADE_MAX_SECONDS = 12

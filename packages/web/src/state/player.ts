@@ -10,6 +10,7 @@ import {
   fallbackChoice,
   firstChoice,
   parseCrossfade,
+  recoverDrop,
   type StreamChoice,
   streamOptions,
 } from "./playbackFormat.js"
@@ -304,6 +305,8 @@ interface Loaded {
   readonly url: string
   /** What failed so far for this track, for the playback-error report. */
   readonly failures: ReadonlyArray<string>
+  /** Where the transcode was last asked again after its stream broke (playbackFormat.ts `recoverDrop`). */
+  readonly reaskedAt?: number | undefined
 }
 const loaded = new Map<HTMLAudioElement, Loaded>()
 
@@ -312,9 +315,11 @@ const canPlay = (mime: string) => audio.canPlayType(mime) !== ""
 /** The position in the track (a transcode that started at an offset counts from there). */
 const trackTime = (element: HTMLAudioElement = audio) => (loaded.get(element)?.offset ?? 0) + element.currentTime
 
-const setSource = (element: HTMLAudioElement, entry: Omit<Loaded, "url">) => {
+/** `lazy`: nothing is fetched until the element plays (a paused track's re-ask holds no transcode meanwhile). */
+const setSource = (element: HTMLAudioElement, entry: Omit<Loaded, "url">, lazy = false) => {
   const url = trackStreamUrl(entry.track.id, "", streamOptions(entry.choice, entry.offset))
   loaded.set(element, { ...entry, url })
+  element.preload = lazy ? "none" : "auto"
   element.src = url
 }
 
@@ -394,16 +399,29 @@ let meantToPlay = false
 let failuresInARow = 0
 
 /**
- * The active track failed: its one fallback (a transcode, from where it stalled), else a notice, a `load_failed`
- * report when nothing could load it, and the next track. Stalls and zero durations are reported when seen.
+ * The active track failed: a transcode that broke after playing is asked again from its position; else its one
+ * fallback (a transcode, from where it stalled), else a notice, a `load_failed` report when nothing could load it,
+ * and the next track. Stalls and zero durations are reported when seen.
  */
 const trackFailed = (kind: PlaybackErrorKind, why: string) => {
   const entry = loaded.get(audio)
   if (entry === undefined) return
   const failures = [...entry.failures, `${entry.choice}: ${why}`]
-  if (kind !== "load_failed") reportPlaybackError(entry.track, kind, why)
   // A restored queue loads without playing: its fallback and its skip do not start the music either.
   const resume = meantToPlay
+  // A transcode that played and then broke (the server cut a connection paused too long): asked again from where
+  // it was, not a failure.
+  const drop = recoverDrop({
+    choice: entry.choice,
+    delivered: kind !== "zero_duration" && audio.readyState >= HTMLMediaElement.HAVE_METADATA,
+    position: trackTime(),
+    duration: duration.value,
+    reaskedAt: entry.reaskedAt,
+    ended: false,
+  })
+  if (drop._tag === "finished") return endActive()
+  if (drop._tag === "reask") return reask({ ...entry, failures }, drop.at, resume)
+  if (kind !== "load_failed") reportPlaybackError(entry.track, kind, why)
   const fallback = fallbackChoice(entry.track.file_format, entry.choice, canPlay)
   if (fallback !== undefined) {
     const offset = kind === "stalled" ? trackTime() : 0
@@ -496,6 +514,32 @@ const maybeCrossfade = () => {
   fade = { outgoing, timer }
 }
 
+/**
+ * Asks the active track's transcode again from `at` (a dropped stream), keeping the position shown and the open
+ * play. Paused (`resume` false), the new stream is fetched only when play is pressed: no transcode held meanwhile.
+ */
+const reask = (entry: Loaded, at: number, resume: boolean) => {
+  setSource(audio, { ...entry, offset: at, reaskedAt: at }, !resume)
+  stallWatch = undefined
+  if (open !== undefined) open.lastTime = at
+  position.value = at
+  if (resume) void audio.play().catch(() => undefined)
+}
+
+/** The active track played to its end: report it, then repeat it or go on. */
+const endActive = () => {
+  if (open !== undefined) open.lastTime = trackTime()
+  closePlay("ended")
+  if (repeat.value === "one") {
+    if (loaded.get(audio)?.choice === "original") {
+      audio.currentTime = 0
+      void audio.play().catch(() => undefined)
+    } else load(index.value)
+    return
+  }
+  advance(1, false)
+}
+
 const listen = (element: HTMLAudioElement) => {
   element.addEventListener("playing", () => {
     if (element !== audio) return
@@ -560,16 +604,21 @@ const listen = (element: HTMLAudioElement) => {
   element.addEventListener("ended", () => {
     // Not the active one, or given a new stream (a fallback) since the event was queued.
     if (element !== audio || !element.ended) return
-    if (open !== undefined) open.lastTime = trackTime()
-    closePlay("ended")
-    if (repeat.value === "one") {
-      if (loaded.get(audio)?.choice === "original") {
-        audio.currentTime = 0
-        void audio.play().catch(() => undefined)
-      } else load(index.value)
-      return
-    }
-    advance(1, false)
+    // A transcode whose connection was cut ends early (what the browser had, then nothing): asked again from there.
+    const entry = loaded.get(audio)
+    const drop =
+      entry === undefined
+        ? undefined
+        : recoverDrop({
+            choice: entry.choice,
+            delivered: true,
+            position: trackTime(),
+            duration: duration.value,
+            reaskedAt: entry.reaskedAt,
+            ended: true,
+          })
+    if (entry !== undefined && drop?._tag === "reask") return reask(entry, drop.at, true)
+    endActive()
   })
   element.addEventListener("error", () => {
     const error = element.error
@@ -642,7 +691,7 @@ const seekActive = (target: number) => {
     return
   }
   const wasPlaying = !audio.paused
-  setSource(audio, { ...entry, offset: target })
+  setSource(audio, { ...entry, offset: target, reaskedAt: undefined })
   if (open !== undefined) open.lastTime = target
   if (wasPlaying) void audio.play().catch(() => undefined)
 }

@@ -160,7 +160,8 @@ const placeholder = (scope: ReturnType<Page["locator"]>, kind: string) =>
   scope.locator(`.cover.placeholder[data-placeholder="${kind}"] svg`).first()
 
 describe("library polish: art placeholders, plurals, the artist page", () => {
-  it("every page of the navigation fits a phone screen (390×844): no sideways scrolling, no axe violation, the navigation reachable", async () => {
+  // Each page's axe audit and screenshot at this size is responsive.test's phone sweep: here, the menu itself.
+  it("every page of the navigation is reached from the phone menu (390×844) and fits the screen: no sideways scrolling", async () => {
     const { context, page, errors } = await openPage(VIEWPORTS[0])
     // On a phone the whole navigation is the menu the bottom bar opens.
     await page.getByRole("navigation", { name: "Main" }).getByRole("button", { name: "Menu" }).click()
@@ -185,15 +186,11 @@ describe("library polish: art placeholders, plurals, the artist page", () => {
         .waitFor({ state: "detached", timeout: 5_000 })
         .catch(() => undefined)
       await expectNoSidewaysScroll(page).catch((failure: Error) => problems.push(`${link.href}: ${failure.message}`))
-      await expectNoSeriousA11yViolations(page, `${link.href} (phone)`).catch((failure: Error) =>
-        problems.push(failure.message),
-      )
-      await shot(page, `polish-phone${link.href === "/" ? "-home" : link.href.replaceAll("/", "-")}`)
     }
     expect(problems).toEqual([])
     expect(errors).toEqual([])
     await context.close()
-  })
+  }, 120_000)
 
   for (const viewport of VIEWPORTS) {
     const size = `${viewport.name} ${viewport.width}×${viewport.height}`

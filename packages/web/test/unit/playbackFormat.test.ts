@@ -6,6 +6,7 @@ import {
   fallbackChoice,
   firstChoice,
   parseCrossfade,
+  recoverDrop,
   streamOptions,
   transcodeTarget,
 } from "../../src/state/playbackFormat.js"
@@ -62,6 +63,53 @@ describe("which stream a track asks for", () => {
     expect(streamOptions("original", 30)).toEqual({})
     expect(streamOptions("opus")).toEqual({ format: "opus" })
     expect(streamOptions("mp3", 12.34567)).toEqual({ format: "mp3", timeOffset: 12.346 })
+  })
+})
+
+describe("a transcode cut off mid-way (issue 29)", () => {
+  const cut = {
+    choice: "opus",
+    delivered: true,
+    position: 130.5,
+    duration: 900,
+    reaskedAt: undefined,
+    ended: false,
+  } as const
+
+  it("a transcode that played and then broke is asked again from the position reached", () => {
+    expect(recoverDrop(cut)).toEqual({ _tag: "reask", at: 130.5 })
+    // Broken again after getting further: asked again from there.
+    expect(recoverDrop({ ...cut, position: 400, reaskedAt: 130.5 })).toEqual({ _tag: "reask", at: 400 })
+  })
+
+  it("a transcode that ends well before the track's length (its connection was cut) is asked again from there", () => {
+    expect(recoverDrop({ ...cut, position: 716, ended: true })).toEqual({ _tag: "reask", at: 716 })
+    // At the scanned length (an encoder's last frame may fall short of it): the track's end.
+    expect(recoverDrop({ ...cut, position: 898.6, ended: true })).toEqual({ _tag: "finished" })
+    // Length unknown: an end is an end.
+    expect(recoverDrop({ ...cut, duration: 0, ended: true })).toEqual({ _tag: "finished" })
+    // An original's end is its end.
+    expect(recoverDrop({ ...cut, choice: "original", ended: true })).toEqual({ _tag: "finished" })
+  })
+
+  it("a re-asked transcode that breaks before getting a second further is given up", () => {
+    expect(recoverDrop({ ...cut, reaskedAt: 130.5 })).toEqual({ _tag: "give_up" })
+    expect(recoverDrop({ ...cut, position: 131.2, reaskedAt: 130.5 })).toEqual({ _tag: "give_up" })
+    expect(recoverDrop({ ...cut, position: 131.2, reaskedAt: 130.5, ended: true })).toEqual({ _tag: "give_up" })
+  })
+
+  it("a stream that never delivered anything is a load failure, not a drop", () => {
+    expect(recoverDrop({ ...cut, delivered: false, position: 0 })).toEqual({ _tag: "give_up" })
+  })
+
+  it("an original's failure is not a drop: it has its own fallback to a transcode", () => {
+    expect(recoverDrop({ ...cut, choice: "original" })).toEqual({ _tag: "give_up" })
+  })
+
+  it("a break within the last two seconds is the track's end", () => {
+    expect(recoverDrop({ ...cut, position: 899.2 })).toEqual({ _tag: "finished" })
+    // Length unknown: an error is asked again.
+    expect(recoverDrop({ ...cut, duration: 0 })).toEqual({ _tag: "reask", at: 130.5 })
   })
 })
 

@@ -4,6 +4,9 @@ import { Effect } from "effect"
 import { orInternal } from "../../db/sqlErrors.js"
 import type { NavidromeCatalog } from "./navidromeProtocol.js"
 
+/** The catalogue as the worker reads it; the libraries' folders come from `LibraryRoots`. */
+type CatalogRows = Omit<NavidromeCatalog, "libraries">
+
 /**
  * The Navidrome import's own SQL: the library as the worker matches against it (read), and `navidrome_playlists`
  * (the only writer), which remembers the playlist each Navidrome playlist became for its owner.
@@ -13,7 +16,7 @@ export class NavidromeRepository extends Effect.Service<NavidromeRepository>()("
     const sql = yield* SqlClient.SqlClient
 
     /** Present tracks, albums and artists, in columns (one round trip each). */
-    const catalog: Effect.Effect<NavidromeCatalog, import("@tonearm/core").Internal> = Effect.gen(function* () {
+    const catalog: Effect.Effect<CatalogRows, import("@tonearm/core").Internal> = Effect.gen(function* () {
       const tracks = yield* sql<{
         id: string
         path: string

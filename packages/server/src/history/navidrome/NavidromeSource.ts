@@ -10,10 +10,11 @@ import {
   type UnmatchedReason,
   type UserId,
 } from "@tonearm/core"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { AccountsService } from "../../accounts/index.js"
 import { currentDate } from "../../clock.js"
 import { orInternal } from "../../db/sqlErrors.js"
+import { LibraryRoots } from "../../library/index.js"
 import { LikesService, PlaysService, RatingsService } from "../../listening/index.js"
 import { PlaylistsService } from "../../playlists/index.js"
 import { RebuildService } from "../../recommendations/index.js"
@@ -71,6 +72,7 @@ export const makeNavidromeSource = Effect.gen(function* () {
   const playlists = yield* PlaylistsService
   const rebuilds = yield* RebuildService
   const repository = yield* NavidromeRepository
+  const roots = yield* LibraryRoots
   const sql = yield* SqlClient.SqlClient
 
   /** Files path and MBID did not place, tried with the matcher (in the import's worker thread). */
@@ -103,7 +105,9 @@ export const makeNavidromeSource = Effect.gen(function* () {
       const catalog = yield* repository.catalog.pipe(
         Effect.mapError(() => new ImportFailed({ message: "could not read the library", badFile: false })),
       )
-      const snapshot = yield* readNavidromeDb(job.filePath, catalog)
+      const folders = yield* roots.folders
+      const libraries = [...folders].map(([id, folder]) => ({ id, folder }))
+      const snapshot = yield* readNavidromeDb(job.filePath, { ...catalog, libraries })
       const placed = yield* matchLeftovers(snapshot, progress)
       const files = new Map<string, NdFile>(snapshot.files.map((file) => [file.id, file]))
       const albums = new Map(snapshot.albums.map((album) => [album.id, album]))
@@ -293,7 +297,7 @@ export const makeNavidromeSource = Effect.gen(function* () {
       ),
     run,
   } satisfies ImportSourcePlugin
-}).pipe(Effect.provide(NavidromeRepository.Default))
+}).pipe(Effect.provide(Layer.merge(NavidromeRepository.Default, LibraryRoots.Default)))
 
 const plural = (n: number, word: string) =>
   `${n} ${n === 1 ? word : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`}`

@@ -1,9 +1,13 @@
 /** Messages between the Navidrome import and its worker thread (navidromeWorker.ts). */
+import type { NavidromeTarget } from "@tonearm/core"
 
 /** The library the worker matches Navidrome's files against (columns, to keep the message small). */
 export interface NavidromeCatalog {
+  /** Our libraries' folders: a file whose location one holds is looked for in that library. */
+  readonly libraries: ReadonlyArray<NavidromeTarget>
   readonly tracks: {
     readonly ids: ReadonlyArray<string>
+    /** Stored paths (`library/libraryPaths.ts`: another library's carry its `/N/`). */
     readonly paths: ReadonlyArray<string>
     readonly mbids: ReadonlyArray<string | null>
     readonly albumIds: ReadonlyArray<string>

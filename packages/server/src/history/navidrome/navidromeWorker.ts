@@ -1,12 +1,23 @@
 /**
  * The Navidrome import's worker thread: opens the uploaded `navidrome.db` read-only (better-sqlite3 is synchronous,
  * so it never runs on the HTTP event loop), checks it is a Navidrome database, reads users, annotations (stars,
- * play counts, ratings), playlists and the media files they name, and matches files to library tracks by path
- * (relative to the library folder), then MusicBrainz recording id. Albums and artists are matched here too. What
- * path and MBID do not find, the import's matcher tries afterwards (ImportProgress.match).
+ * play counts, ratings), playlists and the media files they name, and matches files to library tracks by path (in
+ * the library whose folder holds the file, else relative to a library folder), then MusicBrainz recording id.
+ * Albums and artists are matched here too. What path and MBID do not find, the import's matcher tries afterwards
+ * (ImportProgress.match).
  */
 import { parentPort } from "node:worker_threads"
-import { artistKeyOf, commonFolderOf, libraryRelativePath, parseNavidromeTime, searchWordsOf } from "@tonearm/core"
+import {
+  artistKeyOf,
+  commonFolderOf,
+  isAbsoluteNavidromePath,
+  libraryHolding,
+  libraryRelativePath,
+  parseNavidromeTime,
+  preferredLibrary,
+  searchWordsOf,
+} from "@tonearm/core"
+import { splitStoredPath } from "../../library/libraryPaths.js"
 import { BadFile, openNavidromeDb as open } from "./navidromeDb.js"
 import type {
   NavidromeCatalog,
@@ -85,26 +96,89 @@ const read = (path: string, catalog: NavidromeCatalog): NavidromeSnapshot => {
         : null
     const mediaRows = db
       .prepare(
-        `SELECT id, path, title, album, artist, album_id, duration${mbidColumn === null ? "" : `, ${mbidColumn} AS mbid`}${has("media_file", "created_at") ? ", created_at" : ""}
+        `SELECT id, path, title, album, artist, album_id, duration${mbidColumn === null ? "" : `, ${mbidColumn} AS mbid`}${has("media_file", "created_at") ? ", created_at" : ""}${has("media_file", "library_id") ? ", library_id" : ""}
          FROM media_file`,
       )
       .all() as Row[]
-    const libraryPaths = has("library", "path")
-      ? (db.prepare("SELECT path FROM library").all() as Row[]).map((row) => text(row.path)).filter((p) => p !== "")
-      : []
+    // Navidrome's library folders by id (media files name theirs since its libraries, 0.58; before, one).
+    const ndFolders = new Map<string, string>()
+    if (has("library", "path"))
+      for (const row of db.prepare("SELECT id, path FROM library").all() as Row[])
+        if (text(row.path) !== "") ndFolders.set(text(row.id), text(row.path))
+    const libraryPaths = [...ndFolders.values()]
+    const ndFolderOf = (row: Row): string | undefined =>
+      ndFolders.get(text(row.library_id)) ?? (ndFolders.size === 1 ? libraryPaths[0] : undefined)
     const common = commonFolderOf(mediaRows.map((row) => text(row.path)))
 
-    const trackByPath = new Map<string, number>()
-    const trackByLoosePath = new Map<string, number>()
-    const trackByMbid = new Map<string, number>()
+    // Our tracks by library and path within it; and by that path alone, for files Navidrome saw mounted elsewhere.
+    const fold = (p: string) => p.normalize("NFC").toLowerCase()
+    const inLibrary = new Map<string, number>()
+    const inLibraryLoose = new Map<string, number>()
+    const anywhere = new Map<string, Array<number>>()
+    const anywhereLoose = new Map<string, Array<number>>()
+    const libraryOf: Array<number> = []
+    const add = (map: Map<string, Array<number>>, key: string, index: number) => {
+      const list = map.get(key)
+      if (list === undefined) map.set(key, [index])
+      else list.push(index)
+    }
+    const trackByMbid = new Map<string, Array<number>>()
     catalog.tracks.ids.forEach((_, index) => {
-      const p = catalog.tracks.paths[index]!
-      trackByPath.set(p, index)
-      trackByLoosePath.set(p.normalize("NFC").toLowerCase(), index)
+      const { libraryId, relative } = splitStoredPath(catalog.tracks.paths[index]!)
+      libraryOf.push(libraryId)
+      inLibrary.set(`${libraryId}/${relative}`, index)
+      inLibraryLoose.set(`${libraryId}/${fold(relative)}`, index)
+      add(anywhere, relative, index)
+      add(anywhereLoose, fold(relative), index)
       const mbid = catalog.tracks.mbids[index]
-      if (mbid !== null && mbid !== undefined && !trackByMbid.has(mbid.toLowerCase()))
-        trackByMbid.set(mbid.toLowerCase(), index)
+      if (mbid !== null && mbid !== undefined) add(trackByMbid, mbid.toLowerCase(), index)
     })
+
+    // Each media file's track by path: in the library whose folder holds the file, else the one library holding
+    // its relative path. Copies in several libraries are settled below, by where the rest of its Navidrome library
+    // was found (`libraryVotes`, per Navidrome folder).
+    const libraryVotes = new Map<string, Map<number, number>>()
+    const certain = (ndFolder: string | undefined, index: number) => {
+      const tally = libraryVotes.get(ndFolder ?? "") ?? new Map<number, number>()
+      tally.set(libraryOf[index]!, (tally.get(libraryOf[index]!) ?? 0) + 1)
+      libraryVotes.set(ndFolder ?? "", tally)
+      return index
+    }
+    const byPath = mediaRows.map((row): number | ReadonlyArray<number> | undefined => {
+      const stored = text(row.path)
+      const ndFolder = ndFolderOf(row)
+      const location = isAbsoluteNavidromePath(stored)
+        ? stored
+        : ndFolder === undefined
+          ? undefined
+          : `${ndFolder.replace(/[\\/]+$/, "")}/${stored}`
+      const held = location === undefined ? undefined : libraryHolding(location, catalog.libraries)
+      const found =
+        held === undefined
+          ? undefined
+          : (inLibrary.get(`${held.libraryId}/${held.relative}`) ??
+            inLibraryLoose.get(`${held.libraryId}/${fold(held.relative)}`))
+      if (found !== undefined) return certain(ndFolder, found)
+      const relative = libraryRelativePath(stored, ndFolder === undefined ? libraryPaths : [ndFolder], common)
+      const copies = anywhere.get(relative) ?? anywhereLoose.get(fold(relative)) ?? []
+      return copies.length === 0 ? undefined : copies.length === 1 ? certain(ndFolder, copies[0]!) : copies
+    })
+    /** One of several copies: the one in the library the rest of the file's Navidrome library was found in. */
+    const oneOf = (row: Row, copies: ReadonlyArray<number>): number | undefined => {
+      if (copies.length <= 1) return copies[0]
+      const ndFolder = ndFolderOf(row)
+      const library = preferredLibrary(
+        copies.map((copy) => libraryOf[copy]!),
+        libraryVotes.get(ndFolder ?? ""),
+        ndFolder,
+        catalog.libraries,
+      )
+      return copies.find((copy) => libraryOf[copy] === library)
+    }
+    const pathMatch = (row: Row, position: number): number | undefined => {
+      const found = byPath[position]
+      return found === undefined || typeof found === "number" ? found : oneOf(row, found)
+    }
 
     const referenced = new Set<string>()
     for (const annotation of annotations) if (annotation.itemType === "media_file") referenced.add(annotation.itemId)
@@ -113,13 +187,12 @@ const read = (path: string, catalog: NavidromeCatalog): NavidromeSnapshot => {
 
     const files: Array<NdFile> = []
     const albumVotes = new Map<string, Map<string, number>>()
-    for (const row of mediaRows) {
-      const relative = libraryRelativePath(text(row.path), libraryPaths, common)
-      let index = trackByPath.get(relative) ?? trackByLoosePath.get(relative.normalize("NFC").toLowerCase())
+    for (const [position, row] of mediaRows.entries()) {
+      let index = pathMatch(row, position)
       let how: NdFile["how"] = index === undefined ? null : "path"
       const mbid = orNull(row.mbid)?.toLowerCase() ?? null
       if (index === undefined && mbid !== null) {
-        index = trackByMbid.get(mbid)
+        index = oneOf(row, trackByMbid.get(mbid) ?? [])
         if (index !== undefined) how = "mbid"
       }
       const ndAlbum = text(row.album_id)

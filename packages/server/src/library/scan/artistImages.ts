@@ -6,6 +6,7 @@ import { currentDate } from "../../clock.js"
 import { orInternal } from "../../db/sqlErrors.js"
 import { CatalogRepository } from "../CatalogRepository.js"
 import { isDiscFolder } from "../catalogRows.js"
+import { PRIMARY_LIBRARY } from "../libraryPaths.js"
 import type { WalkResult } from "../walk.js"
 import { folderOf } from "./plan.js"
 
@@ -20,7 +21,7 @@ export const albumFolderOf = (directory: string): string =>
  * can come or go without any track changing; with no image on disk and none indexed it costs one statement.
  * Changed artists are logged as upserts in the same transaction.
  */
-export const artistImages = (walked: WalkResult) =>
+export const artistImages = (walked: WalkResult, libraryId: number = PRIMARY_LIBRARY) =>
   Effect.gen(function* () {
     const catalog = yield* CatalogRepository
     const changes = yield* ChangeLog
@@ -40,6 +41,7 @@ export const artistImages = (walked: WalkResult) =>
       const changed = yield* catalog.setArtistSidecars(
         [...chosen].map(([artistId, path]) => ({ artistId, path })),
         now,
+        libraryId,
       )
       yield* changes.record(changesOf("artist", "upsert", changed), now)
     }).pipe(sql.withTransaction, orInternal("Scanner.artistImages"))

@@ -1,8 +1,9 @@
 import * as path from "node:path"
-import { Array as Arr, Chunk, Duration, Effect, Queue, Stream, Take } from "effect"
+import { Chunk, Duration, Effect, Queue, Stream, Take } from "effect"
 import { CATALOG_DEFAULTS, type CatalogSettings } from "../../config/TonearmConfig.js"
 import type { ScanErrorRow } from "../CatalogRepository.js"
 import { CatalogRules } from "../CatalogRules.js"
+import { splitStoredPath } from "../libraryPaths.js"
 import { type ParsedFile, ParsePool } from "../ParsePool.js"
 import { type ScannedFile, scannedFile, unusableReason } from "../scannedFile.js"
 import type { FoundFile, SidecarStat } from "../walk.js"
@@ -47,7 +48,8 @@ export const outcomeOf = (
  * once as keeps every worker busy, answered in whatever order they finish. A folder is emitted as soon as
  * its last file is read (and forgotten here then). Finished folders wait in a bounded queue, so parsing
  * runs ahead while a batch commits. (A queue of takes, not `mapEffect` with `unordered`: that runs a
- * stream per job and cost the main thread several times more.)
+ * stream per job and cost the main thread several times more.) `root` is the library's folder; the folders' paths
+ * are in the index's stored form (`libraryPaths.ts`).
  */
 export const readFolders = (
   root: string,
@@ -78,14 +80,21 @@ export const readFolders = (
         })
         return done
       }
+      // Jobs cut with one slice each: Effect's Array.chunksOf slices off the rest of the array at every step, which
+      // copied ~31 billion elements for a million files (the 1M scan stalled before its first batch).
+      const jobs: Array<typeof files> = []
+      for (let at = 0; at < files.length; at += pool.filesPerJob) jobs.push(files.slice(at, at + pool.filesPerJob))
       const ready = yield* Queue.bounded<Take.Take<ParsedFolder>>(READ_AHEAD)
       yield* Effect.forEach(
-        Arr.chunksOf(files, pool.filesPerJob),
+        jobs,
         (job) =>
-          Effect.flatMap(pool.parseMany(job.map(({ file }) => path.join(root, file.path))), (results) => {
-            const done = completed(job, results)
-            return done.length === 0 ? Effect.void : Queue.offer(ready, Take.chunk(Chunk.unsafeFromArray(done)))
-          }),
+          Effect.flatMap(
+            pool.parseMany(job.map(({ file }) => path.join(root, splitStoredPath(file.path).relative))),
+            (results) => {
+              const done = completed(job, results)
+              return done.length === 0 ? Effect.void : Queue.offer(ready, Take.chunk(Chunk.unsafeFromArray(done)))
+            },
+          ),
         { concurrency: pool.jobsInFlight, discard: true },
       ).pipe(Effect.zipRight(Queue.offer(ready, Take.end)), Effect.forkScoped)
       return Stream.flattenTake(Stream.fromQueue(ready))

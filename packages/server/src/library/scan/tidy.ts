@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Context, Effect } from "effect"
 import { ChangeLog, changesOf } from "../../changes/index.js"
 import { currentDate } from "../../clock.js"
 import { orInternal } from "../../db/sqlErrors.js"
@@ -58,3 +58,18 @@ export const ANALYZE_MIN_SHARE = 0.1
 /** Whether a scan changed enough of the catalog that the planner's statistics are stale (autovacuum is slow). */
 export const statisticsStale = (changedTracks: number, tracksBefore: number): boolean =>
   changedTracks >= ANALYZE_MIN_CHANGES && changedTracks >= tracksBefore * ANALYZE_MIN_SHARE
+
+/** A scan that reads at least this many files may load them in bulk… */
+export const BULK_LOAD_MIN_FILES = 2_000
+
+/**
+ * …when they are at least as many as the tracks indexed in every library: the search indexes are then dropped and
+ * built once at the end, cheaper than keeping them up to date row by row (a first scan, a new large library).
+ */
+export const bulkLoadsSearch = (filesToRead: number, tracksIndexed: number, minFiles = BULK_LOAD_MIN_FILES): boolean =>
+  filesToRead >= minFiles && filesToRead >= tracksIndexed
+
+/** The scanner's bulk-load threshold (tests load a small library in bulk). */
+export class BulkLoadMinFiles extends Context.Reference<BulkLoadMinFiles>()("@tonearm/server/BulkLoadMinFiles", {
+  defaultValue: () => BULK_LOAD_MIN_FILES,
+}) {}

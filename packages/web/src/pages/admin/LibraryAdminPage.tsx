@@ -106,11 +106,174 @@ function Scan(props: { readonly onFinished: () => void }) {
   )
 }
 
+/**
+ * The libraries: each music folder with its tracks, its own scan (state and figures from GET /api/admin/scan),
+ * add, rename, remove and scan one. A removed library's tracks are missing until it is added again or purged.
+ */
+function Libraries(props: { readonly version: number; readonly onChanged: () => void }) {
+  const tick = useSignal(0)
+  const { message, run } = useAction(() => {
+    tick.value++
+    props.onChanged()
+  })
+  const libraries = useLoad(
+    (signal) =>
+      Promise.all([
+        api((client) => client.adminLibraries.list(), signal),
+        api((client) => client.scan.status(), signal),
+      ]).then(([list, status]) => ({ list, status })),
+    [props.version, tick.value],
+  )
+  // A library's scan runs: its row follows it.
+  const scanning = libraries.data?.status.libraries.some((scan) => scan.state === "running") === true
+  useEffect(() => {
+    if (!scanning) return
+    const timer = setInterval(() => tick.value++, POLL_MS)
+    return () => clearInterval(timer)
+  }, [scanning])
+  const add = async (event: Event) => {
+    event.preventDefault()
+    const form = event.currentTarget as HTMLFormElement
+    const data = new FormData(form)
+    const folder = String(data.get("path") ?? "").trim()
+    const name = String(data.get("name") ?? "").trim() || folder.split("/").filter(Boolean).pop() || folder
+    const added = await run(() => api((client) => client.adminLibraries.add({ payload: { name, path: folder } })), {
+      done: (library) => `Added ${library.name}; scanning it now.`,
+      failed: "Could not add the library",
+    })
+    if (added) form.reset()
+  }
+  const data = libraries.data
+  const scans = new Map((data?.status.libraries ?? []).map((scan) => [scan.library_id, scan]))
+  return (
+    <section aria-labelledby="libraries-heading" class="admin-card">
+      <h2 id="libraries-heading">Libraries</h2>
+      <p class="muted">
+        Each music folder is a library with its own scan. Listeners hear the libraries given to them on the Users page.
+      </p>
+      <form class="admin-form" onSubmit={add} aria-label="Add a library" noValidate>
+        <label>
+          Folder on the server
+          <input name="path" required placeholder="/music/audiobooks" autoComplete="off" />
+        </label>
+        <label>
+          Name (optional)
+          <input name="name" autoComplete="off" />
+        </label>
+        <button type="submit" class="primary">
+          Add library
+        </button>
+      </form>
+      <span role="status" class="muted">
+        {message.value}
+      </span>
+      <Status loaded={libraries} />
+      {data !== undefined && (
+        <div class="table-scroll">
+          <table class="data-table" aria-label="Libraries">
+            <thead>
+              <tr>
+                <th scope="col">Library</th>
+                <th scope="col">Folder</th>
+                <th scope="col">Tracks</th>
+                <th scope="col">Scan</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.list.items.map((library) => {
+                const scan = scans.get(library.id)
+                return (
+                  <tr key={library.id} data-library={library.name}>
+                    <th scope="row">{library.name}</th>
+                    <td>
+                      <code>{library.path ?? "–"}</code>
+                    </td>
+                    <td>{library.track_count}</td>
+                    <td>
+                      <span class={`scan-state ${scan?.state ?? "idle"}`}>{scan?.state ?? "never scanned"}</span>
+                      {scan !== undefined && scan.finished_at !== null && (
+                        <span class="muted">
+                          {" "}
+                          · {plural(scan.files_seen, "file")} · {when(scan.finished_at)}
+                        </span>
+                      )}
+                      {scan?.message !== null && scan?.message !== undefined && (
+                        <span class="muted"> · {scan.message}</span>
+                      )}
+                    </td>
+                    <td class="row-actions">
+                      <button
+                        type="button"
+                        aria-label={`Scan ${library.name}`}
+                        disabled={scan?.state === "running"}
+                        onClick={() =>
+                          run(() => api((client) => client.adminLibraries.scan({ path: { id: library.id } })), {
+                            done: (started) =>
+                              started.started ? `Scanning ${library.name}.` : `${library.name} is scanning already.`,
+                          })
+                        }
+                      >
+                        Scan
+                      </button>
+                      <button
+                        type="button"
+                        aria-label={`Rename ${library.name}`}
+                        onClick={() => {
+                          const name = window.prompt(`New name for ${library.name}`, library.name)?.trim()
+                          if (name === undefined || name === "" || name === library.name) return
+                          void run(
+                            () =>
+                              api((client) =>
+                                client.adminLibraries.rename({ path: { id: library.id }, payload: { name } }),
+                              ),
+                            { done: `Renamed to ${name}.` },
+                          )
+                        }}
+                      >
+                        Rename
+                      </button>
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Remove ${library.name}`}
+                        onClick={() =>
+                          run(() => api((client) => client.adminLibraries.remove({ path: { id: library.id } })), {
+                            confirm: `Remove ${library.name}? Its tracks become missing; likes, playlists and plays stay, and adding the folder again brings them back.`,
+                            done: `Removed ${library.name}.`,
+                          })
+                        }
+                      >
+                        Remove
+                      </button>
+                    </td>
+                  </tr>
+                )
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  )
+}
+
 function ScanErrors(props: { readonly version: number }) {
   const errors = useLoad(
-    (signal) => api((client) => client.scan.errors({ urlParams: { limit: 100 } }), signal),
+    (signal) =>
+      Promise.all([
+        api((client) => client.scan.errors({ urlParams: { limit: 100 } }), signal),
+        api((client) => client.adminLibraries.list(), signal),
+      ]).then(([page, libraries]) => ({
+        ...page,
+        // A file's library is named only when there are several.
+        libraryNames: new Map(
+          libraries.items.length > 1 ? libraries.items.map((library) => [library.id, library.name] as const) : [],
+        ),
+      })),
     [props.version],
   )
+  const names = errors.data?.libraryNames
   return (
     <section aria-labelledby="scan-errors" class="admin-card">
       <h2 id="scan-errors">Files that could not be indexed</h2>
@@ -133,8 +296,9 @@ function ScanErrors(props: { readonly version: number }) {
             </thead>
             <tbody>
               {errors.data.items.map((item) => (
-                <tr key={item.path}>
+                <tr key={`${item.library_id}:${item.path}`}>
                   <th scope="row">
+                    {names?.has(item.library_id) === true && <span class="muted">{names.get(item.library_id)}: </span>}
                     <code>{item.path}</code>
                   </th>
                   <td>{item.message}</td>
@@ -256,13 +420,14 @@ function CoverSources(props: { readonly version: number }) {
   )
 }
 
-/** Admin: the library — scan with live progress, scan errors, missing tracks (purge), cover sources. */
+/** Admin: the library — scan with live progress, the libraries, scan errors, missing tracks (purge), cover sources. */
 function LibraryAdmin() {
   const version = useSignal(0)
   return (
     <div>
       <h1>Library</h1>
       <Scan onFinished={() => version.value++} />
+      <Libraries version={version.value} onChanged={() => version.value++} />
       <ScanErrors version={version.value} />
       <MissingTracks version={version.value} />
       <CoverSources version={version.value} />

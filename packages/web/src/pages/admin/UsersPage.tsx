@@ -6,9 +6,65 @@ import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
 import { session } from "../../state/session.js"
 
+interface LibraryChoice {
+  readonly id: number
+  readonly name: string
+}
+
+/**
+ * Which libraries a listener hears: one checkbox per library, saved at once (PUT /api/admin/users/{id}/libraries).
+ * Admins hear every library.
+ */
+function UserLibraries(props: {
+  readonly userId: string
+  readonly username: string
+  readonly isAdmin: boolean
+  readonly libraries: ReadonlyArray<LibraryChoice>
+  readonly run: ReturnType<typeof useAction>["run"]
+}) {
+  const given = useLoad(
+    (signal) => api((client) => client.adminLibraries.userLibraries({ path: { id: props.userId as never } }), signal),
+    [props.userId],
+  )
+  if (props.isAdmin) return <span class="muted">All (admin)</span>
+  if (given.data === undefined) return <Status loaded={given} />
+  const ids = given.data.library_ids
+  return (
+    <fieldset class="library-access" aria-label={`Libraries of ${props.username}`}>
+      {props.libraries.map((library) => (
+        <label class="check" key={library.id}>
+          <input
+            type="checkbox"
+            checked={ids.includes(library.id as never)}
+            aria-label={`${library.name} for ${props.username}`}
+            onChange={(event) => {
+              const on = event.currentTarget.checked
+              const next = on ? [...ids, library.id] : ids.filter((id) => id !== library.id)
+              void props.run(
+                async () => {
+                  await api((client) =>
+                    client.adminLibraries.setUserLibraries({
+                      path: { id: props.userId as never },
+                      payload: { library_ids: next as never },
+                    }),
+                  )
+                  given.reload()
+                },
+                { done: `${props.username} ${on ? "hears" : "no longer hears"} ${library.name}.` },
+              )
+            }}
+          />{" "}
+          {library.name}
+        </label>
+      ))}
+    </fieldset>
+  )
+}
+
 /** Admin: accounts. Create one, mint a password-reset link to hand over, toggle debug mode, delete. */
 function Users() {
   const users = useLoad((signal) => api((client) => client.adminUsers.list(), signal), [])
+  const libraries = useLoad((signal) => api((client) => client.adminLibraries.list(), signal), [])
   const { message, run } = useAction(users.reload)
   const link = useSignal<{ readonly username: string; readonly url: string } | undefined>(undefined)
 
@@ -84,6 +140,7 @@ function Users() {
               <th scope="col">Time zone</th>
               <th scope="col">Created</th>
               <th scope="col">Debug mode</th>
+              {(libraries.data?.items.length ?? 0) > 1 && <th scope="col">Libraries</th>}
               <th scope="col">Actions</th>
             </tr>
           </thead>
@@ -113,6 +170,17 @@ function Users() {
                     }}
                   />
                 </td>
+                {libraries.data !== undefined && libraries.data.items.length > 1 && (
+                  <td>
+                    <UserLibraries
+                      userId={user.id}
+                      username={user.username}
+                      isAdmin={user.is_admin}
+                      libraries={libraries.data.items}
+                      run={run}
+                    />
+                  </td>
+                )}
                 <td class="row-actions">
                   <button
                     type="button"

@@ -7,6 +7,7 @@ import { plural } from "../../components/format.js"
 import { RadioButton } from "../../components/RadioButton.js"
 import { useWindowedRange } from "../../components/TrackList.js"
 import { api, errorMessage } from "../../state/api.js"
+import { currentLibrary, libraryParam } from "../../state/libraries.js"
 import { navigate, query } from "../../state/router.js"
 
 const PAGE = 500
@@ -39,6 +40,7 @@ export default function AlbumsPage() {
             sort,
             offset,
             limit: PAGE,
+            ...libraryParam(),
           },
         }),
       signal,
@@ -62,7 +64,7 @@ export default function AlbumsPage() {
       },
     )
     return () => controller.abort()
-  }, [genre, yearFrom, yearTo, sort])
+  }, [genre, yearFrom, yearTo, sort, currentLibrary.value])
 
   // Fetch the page under the visible rows when it is not loaded yet.
   useEffect(() => {

@@ -5,6 +5,7 @@ import { Cover } from "../../components/Cover.js"
 import { plural } from "../../components/format.js"
 import { useWindowedRange } from "../../components/TrackList.js"
 import { api, errorMessage } from "../../state/api.js"
+import { currentLibrary, libraryParam } from "../../state/libraries.js"
 
 const PAGE = 100
 const ROW = 64
@@ -45,17 +46,18 @@ export default function ArtistsPage() {
   const loadPage = (offset: number, signal?: AbortSignal): Promise<void> => {
     const known = pending.current.get(offset)
     if (known !== undefined) return known
-    const request = api((client) => client.library.artists({ urlParams: { offset, limit: PAGE } }), signal).then(
-      (page) => {
-        total.value = page.total
-        const list =
-          items.value.length === page.total
-            ? [...items.value]
-            : Array.from({ length: page.total }, (_, at) => items.value[at])
-        for (const [at, artist] of page.items.entries()) list[offset + at] = artist
-        items.value = list
-      },
-    )
+    const request = api(
+      (client) => client.library.artists({ urlParams: { offset, limit: PAGE, ...libraryParam() } }),
+      signal,
+    ).then((page) => {
+      total.value = page.total
+      const list =
+        items.value.length === page.total
+          ? [...items.value]
+          : Array.from({ length: page.total }, (_, at) => items.value[at])
+      for (const [at, artist] of page.items.entries()) list[offset + at] = artist
+      items.value = list
+    })
     pending.current.set(offset, request)
     request.catch(() => pending.current.delete(offset))
     return request
@@ -63,11 +65,14 @@ export default function ArtistsPage() {
 
   useEffect(() => {
     const controller = new AbortController()
+    // Another library chosen: the list starts again.
+    pending.current.clear()
+    items.value = []
     loadPage(0, controller.signal).catch((failure: unknown) => {
       if (!controller.signal.aborted) error.value = errorMessage(failure)
     })
     return () => controller.abort()
-  }, [])
+  }, [currentLibrary.value])
 
   // Fetch the page under the visible rows when it is not loaded yet.
   useEffect(() => {

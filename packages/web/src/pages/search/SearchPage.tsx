@@ -5,6 +5,7 @@ import { CardRow } from "../../components/Cards.js"
 import { plural } from "../../components/format.js"
 import { TrackList } from "../../components/TrackList.js"
 import { api, errorMessage } from "../../state/api.js"
+import { currentLibrary, libraryParam } from "../../state/libraries.js"
 import { navigate, query } from "../../state/router.js"
 
 const DEBOUNCE_MS = 200
@@ -28,7 +29,10 @@ export default function SearchPage() {
     const controller = new AbortController()
     const timer = setTimeout(() => {
       navigate(`/search?q=${encodeURIComponent(q)}`, { replace: true })
-      api((client) => client.library.search({ urlParams: { q, limit: 50 } }), controller.signal).then(
+      api(
+        (client) => client.library.search({ urlParams: { q, limit: 50, ...libraryParam() } }),
+        controller.signal,
+      ).then(
         (found) => {
           if (controller.signal.aborted) return
           result.value = found
@@ -43,7 +47,7 @@ export default function SearchPage() {
       clearTimeout(timer)
       controller.abort()
     }
-  }, [text.value])
+  }, [text.value, currentLibrary.value])
   const found = result.value
   const count = found === undefined ? 0 : found.artists.length + found.albums.length + found.tracks.length
   return (
