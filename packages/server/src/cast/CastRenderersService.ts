@@ -15,7 +15,7 @@ import {
   trackIdOfStreamUrl,
   type UserId,
 } from "@tonearm/core"
-import { Effect, Fiber, Schedule, Schema } from "effect"
+import { Effect, Fiber, FiberMap, Schedule, Schema } from "effect"
 import { castSettingsOf, TonearmConfig } from "../config/TonearmConfig.js"
 import { DiagnosticsService } from "../diagnostics/index.js"
 import { LibraryService } from "../library/index.js"
@@ -48,6 +48,11 @@ const END_SLACK_MS = 5_000
 const isTrackId = Schema.is(TrackId)
 /** The longest a renderer list waits for configured speakers that have not answered yet. */
 const LIST_WAIT = "1500 millis"
+/**
+ * How long a cast keeps trying to start at the listener's position: a speaker on slow Wi-Fi, or a busy server,
+ * can take many seconds to buffer the stream, and a seek before that is lost.
+ */
+const START_SEEK_WINDOW_MS = 30_000
 
 /**
  * Network speakers (UPnP/DLNA MediaRenderers, issue 25 item 8). Renderers are known from SSDP or from
@@ -67,6 +72,8 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
 
       const renderers = new Map<string, KnownRenderer>()
       const sessions = new Map<string, Session>()
+      /** The start-at-position seek of each renderer's current cast; a new command for that speaker ends it. */
+      const startSeeks = yield* FiberMap.make<string>()
 
       const register = (descriptionUrl: string, source: KnownRenderer["source"]) =>
         client.describe(descriptionUrl).pipe(
@@ -264,9 +271,8 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
         })
 
       /**
-       * A seek at the start of a track, repeated until the speaker's position shows it (within the renderer
-       * deadline): a speaker answers a seek sent before its pipeline holds the stream with OK and then loses it
-       * (gmediarender does).
+       * A seek at the start of a track, repeated until the speaker's position shows it: a speaker answers a seek
+       * sent before its pipeline holds the stream with OK and then loses it (gmediarender does).
        */
       const seekWhenLoaded = (known: KnownRenderer, positionMs: number) =>
         seekTo(known, positionMs).pipe(
@@ -275,8 +281,8 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
           Effect.zipRight(avTransport(known, "GetPositionInfo")),
           Effect.map((position) => (parseUpnpTime(position("RelTime")) ?? 0) >= positionMs - 1_000),
           Effect.repeat({ until: (landed) => landed, schedule: Schedule.spaced("100 millis") }),
-          Effect.timeout(settings.timeoutMs),
-          Effect.catchTag("TimeoutException", () => Effect.void),
+          Effect.timeout(Math.max(settings.timeoutMs, START_SEEK_WINDOW_MS)),
+          Effect.catchAll(() => Effect.void),
         )
 
       const seekTo = (known: KnownRenderer, positionMs: number) =>
@@ -313,8 +319,13 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
               lost: false,
             })
             yield* avTransport(known, "Play", [["Speed", "1"]])
+            // The answer waits for the seek as long as for any speaker call; a speaker slower to buffer gets
+            // the seek in the background, and status shows the jump.
             if (input.position_ms !== undefined && input.position_ms >= 1000) {
-              yield* seekWhenLoaded(known, input.position_ms)
+              const seeking = yield* FiberMap.run(startSeeks, known.id, seekWhenLoaded(known, input.position_ms))
+              yield* Fiber.await(seeking).pipe(Effect.timeout(settings.timeoutMs), Effect.ignore)
+            } else {
+              yield* FiberMap.remove(startSeeks, known.id)
             }
             if (next !== undefined) yield* queueNext(known, input.next_track_id!, next)
           }),
@@ -350,14 +361,15 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
       const pause = act("pause", (known) => avTransport(known, "Pause"))
       const resume = act("resume", (known) => avTransport(known, "Play", [["Speed", "1"]]))
       const stop = act("stop", (known) =>
-        Effect.zipRight(
-          Effect.sync(() => sessions.delete(known.id)),
-          avTransport(known, "Stop"),
+        FiberMap.remove(startSeeks, known.id).pipe(
+          Effect.zipRight(Effect.sync(() => sessions.delete(known.id))),
+          Effect.zipRight(avTransport(known, "Stop")),
         ),
       )
 
       const seek = Effect.fn("CastRenderersService.seek")(function* (user: UserId, id: string, positionMs: number) {
         const known = yield* renderer(id)
+        yield* FiberMap.remove(startSeeks, known.id)
         yield* guarded(user, known, seekTo(known, positionMs))
         return yield* guarded(user, known, readStatus(user, known))
       })
