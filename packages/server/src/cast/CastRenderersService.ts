@@ -276,13 +276,14 @@ export class CastRenderersService extends Effect.Service<CastRenderersService>()
        */
       const seekWhenLoaded = (known: KnownRenderer, positionMs: number) =>
         seekTo(known, positionMs).pipe(
-          Effect.catchTag("RendererError", () => Effect.void),
           Effect.zipRight(Effect.sleep("150 millis")),
           Effect.zipRight(avTransport(known, "GetPositionInfo")),
           Effect.map((position) => (parseUpnpTime(position("RelTime")) ?? 0) >= positionMs - 1_000),
+          // A refused or dropped attempt is one more try, not the end of the cast.
+          Effect.orElseSucceed(() => false),
           Effect.repeat({ until: (landed) => landed, schedule: Schedule.spaced("100 millis") }),
           Effect.timeout(Math.max(settings.timeoutMs, START_SEEK_WINDOW_MS)),
-          Effect.catchAll(() => Effect.void),
+          Effect.ignore,
         )
 
       const seekTo = (known: KnownRenderer, positionMs: number) =>

@@ -25,10 +25,14 @@ export class RendererClient extends Effect.Service<RendererClient>()("@tonearm/s
     const request = (what: string, url: string, init: RequestInit) =>
       Effect.tryPromise({
         try: async (signal) => {
-          const response = await fetch(url, {
-            ...init,
-            redirect: "manual",
-            signal: AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)]),
+          const deadline = AbortSignal.any([signal, AbortSignal.timeout(timeoutMs)])
+          const send = () => fetch(url, { ...init, redirect: "manual", signal: deadline })
+          // A speaker's HTTP server (gmediarender's libupnp) may close a kept-alive connection just as it is reused
+          // ("other side closed"): the call never reached it, and every call sent is idempotent (set a URI, play,
+          // seek, read a state), so it goes once more on a new connection within the same deadline.
+          const response = await send().catch((error) => {
+            if (deadline.aborted) throw error
+            return send()
           })
           return { status: response.status, text: await response.text() }
         },

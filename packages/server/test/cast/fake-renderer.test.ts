@@ -79,6 +79,28 @@ layer(
     }),
   )
 
+  it.effect("a speaker that closes the connection instead of answering is asked once more, on a new connection", () =>
+    Effect.gen(function* () {
+      const token = (yield* logInAdmin).token
+      // gmediarender's libupnp closes a kept-alive connection just as it is reused ("other side closed").
+      let dropped = 0
+      faulty.answer("GetTransportInfo", () => {
+        if (dropped++ === 0) return { hangUp: true }
+        return { body: soapOk("GetTransportInfo", "AVTransport", { CurrentTransportState: "PAUSED_PLAYBACK" }) }
+      })
+      const before = faulty.calls("GetTransportInfo").length
+      const response = yield* raw("GET", `/api/cast/renderers/${faulty.uuid}/status`, { token })
+      expect(response.status, response.text).toBe(200)
+      expect(response.json).toMatchObject({ state: "PAUSED_PLAYBACK" })
+      expect(faulty.calls("GetTransportInfo").length - before).toBe(2)
+      // Dropped every time: unreachable, one line, still within the deadline.
+      faulty.answer("GetTransportInfo", () => ({ hangUp: true }))
+      const gone = yield* raw("GET", `/api/cast/renderers/${faulty.uuid}/status`, { token })
+      expect(gone.status).toBe(502)
+      expect(codeOf(gone.json).code).toBe("renderer_unreachable")
+    }),
+  )
+
   it.effect("titles with & < > quotes travel escaped: DIDL-Lite inside SOAP reads back exactly", () =>
     Effect.gen(function* () {
       const token = (yield* logInAdmin).token

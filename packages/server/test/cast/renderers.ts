@@ -223,6 +223,11 @@ export const actionOf = (headers: http.IncomingHttpHeaders) =>
     .replace(/"/g, "")
     .split("#")[1] ?? ""
 
+/** A fake renderer's answer to one action: a SOAP body, or the connection closed without one. */
+export type RendererAnswer =
+  | { readonly status?: number; readonly body: string; readonly hangUp?: never }
+  | { readonly hangUp: true }
+
 /**
  * A fake MediaRenderer on loopback: its description and a SOAP endpoint whose answer per action a test sets
  * (`answer`); by default every action succeeds, the transport says PLAYING.
@@ -230,10 +235,7 @@ export const actionOf = (headers: http.IncomingHttpHeaders) =>
 export const startFakeRenderer = async (name = "Fake Speaker") => {
   const uuid = randomUUID()
   const server = new FakeServer()
-  const answers = new Map<
-    string,
-    () => { status?: number; body: string } | Promise<{ status?: number; body: string }>
-  >()
+  const answers = new Map<string, () => RendererAnswer | Promise<RendererAnswer>>()
   server.on("GET", "/description.xml", () => ({
     body: DESCRIPTION(uuid, name),
     headers: { "content-type": "text/xml" },
@@ -243,6 +245,7 @@ export const startFakeRenderer = async (name = "Fake Speaker") => {
     const custom = answers.get(action)
     if (custom !== undefined) {
       const answer = await custom()
+      if (answer.hangUp) return { hangUp: true } as const
       return { status: answer.status ?? 200, body: answer.body, headers: { "content-type": "text/xml" } }
     }
     const values: Record<string, string> =
@@ -263,10 +266,7 @@ export const startFakeRenderer = async (name = "Fake Speaker") => {
     name,
     server,
     descriptionUrl: `${server.url}/description.xml`,
-    answer: (
-      action: string,
-      respond: () => { status?: number; body: string } | Promise<{ status?: number; body: string }>,
-    ) => answers.set(action, respond),
+    answer: (action: string, respond: () => RendererAnswer | Promise<RendererAnswer>) => answers.set(action, respond),
     /** The bodies of the SOAP requests for an action. */
     calls: (action: string) => server.requests.filter((request) => actionOf(request.headers) === action),
   }

@@ -19,6 +19,8 @@ export interface FakeAnswer {
   /** An object is sent as JSON; a string or bytes as they are. */
   readonly body?: unknown
   readonly headers?: Record<string, string>
+  /** Close the connection without answering (a server that drops a kept-alive connection as it is reused). */
+  readonly hangUp?: true
 }
 
 export type FakeHandler = (request: FakeRequest) => FakeAnswer | Promise<FakeAnswer>
@@ -87,6 +89,7 @@ export class FakeServer {
             route === undefined ? { status: 404, body: { error: "not routed" } } : route.handler(recorded),
           )
             .then((answer) => {
+              if (answer.hangUp) return void request.socket.destroy()
               const payload =
                 answer.body === undefined
                   ? ""

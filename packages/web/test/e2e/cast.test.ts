@@ -52,15 +52,19 @@ interface Status {
 }
 
 const status = () => adminCall<Status>(server, "GET", `/api/cast/renderers/${speaker.uuid}/status`)
-const speakerReaches = (check: (status: Status) => boolean, what: string, timeoutMs = 15_000) =>
-  eventually(
+const speakerReaches = (check: (status: Status) => boolean, what: string, timeoutMs = 15_000) => {
+  let last: Status | undefined
+  return eventually(
     async () => {
-      const now = await status()
-      return check(now) ? now : undefined
+      last = await status()
+      return check(last) ? last : undefined
     },
     timeoutMs,
     what,
-  )
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}; the speaker last said ${JSON.stringify(last)}`)
+  })
+}
 
 beforeAll(async () => {
   speaker = await startGmediarender("Living Room")
