@@ -29,6 +29,7 @@ import m0026 from "./migrations/0026_leases.js"
 import m0027 from "./migrations/0027_library_scans.js"
 import m0028 from "./migrations/0028_rebuild_heartbeat.js"
 import m0029 from "./migrations/0029_enrichment_claims.js"
+import m0030 from "./migrations/0030_search_order_library.js"
 
 /** Numbered, forward-only, statically imported so a bundle can't lose one. */
 export const migrations = {
@@ -61,6 +62,7 @@ export const migrations = {
   "0027_library_scans": m0027,
   "0028_rebuild_heartbeat": m0028,
   "0029_enrichment_claims": m0029,
+  "0030_search_order_library": m0030,
 }
 
 export const runMigrations = Migrator.make({})({ loader: Migrator.fromRecord(migrations) }).pipe(

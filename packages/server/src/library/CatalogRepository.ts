@@ -776,7 +776,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       }).pipe(sql.withTransaction, orInternal("CatalogRepository.tidy"))
 
     /**
-     * The search's indexes (migration 0017): the tie-order walks and the trigram documents of tracks and albums.
+     * The search's indexes (migrations 0017, 0030): the tie-order walks and the trigram documents of tracks and albums.
      * Every row written keeps them up to date, which is most of a first scan's database time; a bulk load drops
      * them and builds them once at its end (`bulkLoadsSearch`).
      */
@@ -786,7 +786,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
           name: `${table}_search_order_idx`,
           trigram: false,
           create: `CREATE INDEX IF NOT EXISTS ${table}_search_order_idx ON ${table}
-                   (popularity DESC, search_key COLLATE "C", id) INCLUDE (search_words, search_fields)
+                   (popularity DESC, search_key COLLATE "C", id) INCLUDE (search_words, search_fields, library_id)
                    WHERE missing_since IS NULL`,
         },
         {
@@ -796,6 +796,13 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
                    USING gin (search_words gin_trgm_ops, search_fields gin_trgm_ops) WHERE missing_since IS NULL`,
         },
       ])
+
+    /**
+     * Two libraries' scans load in bulk at once: whoever drops or builds the search indexes does it alone, so the
+     * second build finds them built instead of racing the first to a duplicate name (an internal error that failed
+     * both scans of a 100k library split in two).
+     */
+    const lockSearchIndexes = sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.search-indexes'))`
 
     /** Every present track of every library (the search indexes span them all). */
     const presentTrackTotal = sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks`.pipe(
@@ -809,6 +816,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      */
     const dropSearchIndexes = Effect.gen(function* () {
       yield* sql`SET LOCAL lock_timeout = '2s'`
+      yield* lockSearchIndexes
       for (const index of searchIndexes) yield* sql.unsafe(`DROP INDEX IF EXISTS ${index.name}`)
       return true
     }).pipe(
@@ -821,6 +829,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      * when they exist. The trigram ones only where pg_trgm is installed, as migration 0017 made them.
      */
     const ensureSearchIndexes = Effect.gen(function* () {
+      yield* lockSearchIndexes
       const present = yield* sql<{ name: string }>`
         SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()
           AND indexname IN ${sql.in(searchIndexes.map((index) => index.name))}`

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { describe, expect, it, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
+import { CatalogRepository } from "../../src/library/CatalogRepository.js"
 import { LibraryService, ScanService } from "../../src/library/index.js"
 import { BULK_LOAD_MIN_FILES, BulkLoadMinFiles, bulkLoadsSearch } from "../../src/library/scan/tidy.js"
 import { scanNow } from "../support/library.js"
@@ -90,6 +91,30 @@ layer(TestServerLive({ libraryDir: root }).pipe(Layer.provide(Layer.succeed(Bulk
       expect(Date.now() - started).toBeLessThan(8_000)
       expect(yield* searchIndexes).toEqual(before)
     }),
+  )
+
+  it.effect("two bulk loads at once (two libraries' first scans) build the search indexes once, neither fails", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const catalog = yield* CatalogRepository
+      // Where two loads meet: both dropped the indexes, both build them at their end. Unserialised, the second
+      // CREATE INDEX raced the first to the same name and failed its scan with an internal error.
+      for (const name of SEARCH_INDEXES) yield* sql.unsafe(`DROP INDEX ${name}`)
+      const built = yield* Effect.all(
+        [catalog.ensureSearchIndexes, catalog.ensureSearchIndexes, catalog.ensureSearchIndexes],
+        { concurrency: "unbounded" },
+      )
+      expect([...built].sort()).toEqual([0, 0, SEARCH_INDEXES.length])
+      expect([...(yield* searchIndexes).keys()]).toEqual(SEARCH_INDEXES)
+      // Two drops at once, then two builds: the same.
+      expect(yield* Effect.all([catalog.dropSearchIndexes, catalog.dropSearchIndexes], { concurrency: 2 })).toEqual([
+        true,
+        true,
+      ])
+      expect((yield* searchIndexes).size).toBe(0)
+      yield* Effect.all([catalog.ensureSearchIndexes, catalog.ensureSearchIndexes], { concurrency: 2 })
+      expect([...(yield* searchIndexes).keys()]).toEqual(SEARCH_INDEXES)
+    }).pipe(Effect.provide(CatalogRepository.Default)),
   )
 
   it.effect("a scan killed during a bulk load leaves its indexes to the next boot, which builds them", () =>
