@@ -304,6 +304,15 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       })
 
     /**
+     * Held by every transaction that writes the catalogue's tables in bulk (a scan's batch, its tidy, a removed
+     * library's rows, dropping or building the search indexes), until its commit. Two libraries scan at once: their
+     * batches share artists, so two upserts in different orders would deadlock; and a build of the search indexes
+     * (SHARE locks on tracks, then albums) against a batch (tracks and albums, in its own order) did deadlock, and
+     * two builds at once raced each other to the same index name. One at a time, none of that can happen.
+     */
+    const lockCatalogWrites = sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.catalog-write'))`
+
+    /**
      * Each table is written with one statement over parallel arrays (`unnest`), not a VALUES list of
      * thousands of parameters: PostgreSQL parses and plans it once, whatever the batch size.
      */
@@ -324,9 +333,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       readonly now: Date
     }) =>
       Effect.gen(function* () {
-        // Two libraries scan at once; their batches share artists (and their keys): one batch writes at a time,
-        // so two upserts of the same artists in different orders never deadlock. Held until the commit.
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.catalog-write'))`
+        yield* lockCatalogWrites
         const { rows, now } = input
         // A library removed while it scans (its removal takes the same lock): this batch must not bring any of its
         // tracks back from missing. The scan stops, failed, saying so.
@@ -581,7 +588,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
       Effect.gen(function* () {
         // After any batch of the library's scan that is writing (in its removal's transaction: a later batch sees
         // the library removed and stops).
-        yield* sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.catalog-write'))`
+        yield* lockCatalogWrites
         return yield* sql<{ id: string }>`
           UPDATE indexed_tracks SET missing_since = ${now}
           WHERE library_id = ${libraryId} AND missing_since IS NULL RETURNING id`
@@ -671,6 +678,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      */
     const tidy = (now: Date) =>
       Effect.gen(function* () {
+        yield* lockCatalogWrites
         const ids = (rows: ReadonlyArray<{ id: string }>) => rows.map((row) => row.id)
         const deletedAlbums = yield* sql<{ id: string }>`
           DELETE FROM indexed_albums a WHERE NOT EXISTS (SELECT 1 FROM indexed_tracks t WHERE t.album_id = a.id)
@@ -797,13 +805,6 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
         },
       ])
 
-    /**
-     * Two libraries' scans load in bulk at once: whoever drops or builds the search indexes does it alone, so the
-     * second build finds them built instead of racing the first to a duplicate name (an internal error that failed
-     * both scans of a 100k library split in two).
-     */
-    const lockSearchIndexes = sql`SELECT pg_advisory_xact_lock(hashtext('tonearm.search-indexes'))`
-
     /** Every present track of every library (the search indexes span them all). */
     const presentTrackTotal = sql<{ n: number }>`SELECT count(*)::int AS n FROM tracks`.pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
@@ -816,7 +817,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      */
     const dropSearchIndexes = Effect.gen(function* () {
       yield* sql`SET LOCAL lock_timeout = '2s'`
-      yield* lockSearchIndexes
+      yield* lockCatalogWrites
       for (const index of searchIndexes) yield* sql.unsafe(`DROP INDEX IF EXISTS ${index.name}`)
       return true
     }).pipe(
@@ -829,7 +830,7 @@ export class CatalogRepository extends Effect.Service<CatalogRepository>()("@ton
      * when they exist. The trigram ones only where pg_trgm is installed, as migration 0017 made them.
      */
     const ensureSearchIndexes = Effect.gen(function* () {
-      yield* lockSearchIndexes
+      yield* lockCatalogWrites
       const present = yield* sql<{ name: string }>`
         SELECT indexname AS name FROM pg_indexes WHERE schemaname = current_schema()
           AND indexname IN ${sql.in(searchIndexes.map((index) => index.name))}`
