@@ -27,6 +27,7 @@ import { benchLibrary, benchLibraryKind, genLibraryOption } from "./benchLibrary
 import { type BenchRoute, DEFAULT_ROUTES } from "./httpRoutes.js"
 import {
   checkWrk,
+  type LibraryScanJson,
   logRouteTable,
   PASSWORD,
   p99VsHealthz,
@@ -176,13 +177,22 @@ const main = async () => {
     for (;;) {
       status = await call<ScanStatusJson>("GET", "/api/admin/scan", adminToken)
       const sinceBoot = status.started_at !== null && Date.parse(status.started_at) >= bootedAt - 1000
-      if (status.state !== "running" && status.finished_at !== null && sinceBoot) break
+      // Several libraries scan at once: every one must have finished, not just the one the summary shows.
+      const allDone = (status.libraries ?? []).every((one) => one.state !== "running" && one.finished_at !== null)
+      if (status.state !== "running" && status.finished_at !== null && sinceBoot && allDone) break
       if (status.state !== "running" && performance.now() - scanStarted > (reused ? 3_000 : 60_000)) break
       await sleep(1000)
     }
     // Several libraries: each scans on its own; the files are their sum.
     if (status.libraries !== undefined && status.libraries.length > 1) {
-      status = { ...status, files_seen: status.libraries.reduce((sum, one) => sum + one.files_seen, 0) }
+      const sum = (count: (one: LibraryScanJson) => number) =>
+        status.libraries!.reduce((total, one) => total + count(one), 0)
+      status = {
+        ...status,
+        files_seen: sum((one) => one.files_seen),
+        added: sum((one) => one.added),
+        errors: sum((one) => one.errors),
+      }
     }
     // The routes' caller: the admin (every library), or a listener given libraries 1..K (`--hear`).
     const listener = { username: `${USERNAME}-listener`, password: PASSWORD }

@@ -57,8 +57,17 @@ export const statusMb = (pid: number, field: string): number => {
   }
 }
 
+/** One library's scan in `GET /api/admin/scan`. */
+export interface LibraryScanJson {
+  readonly state: string
+  readonly finished_at: string | null
+  readonly files_seen: number
+  readonly added: number
+  readonly errors: number
+}
+
 export interface ScanStatusJson {
-  readonly libraries?: ReadonlyArray<{ readonly files_seen: number }>
+  readonly libraries?: ReadonlyArray<LibraryScanJson>
   readonly state: string
   readonly started_at: string | null
   readonly finished_at: string | null
