@@ -119,10 +119,11 @@ layer(
         expect(requests.every((request) => request.to === String(to))).toBe(true)
         expect(to).toBeGreaterThanOrEqual(before)
         expect(to).toBeLessThanOrEqual(Math.floor(Date.now() / 1000))
-        // The throttle spaces the sends; arrival times at the fake (in this same busy process) can be late by a few
-        // tens of ms, which shortens the gap after a late one. Unthrottled pages arrive a few ms apart.
+        // The throttle spaces the sends; arrival times at the fake (in this same busy process) can be late by tens
+        // of ms (44 ms seen in CI), which shortens the gap after a late one. Unthrottled pages arrive a few ms
+        // apart, so half the interval still tells one from the other.
         for (const gap of gaps(requests.map((request) => request.at)))
-          expect(gap).toBeGreaterThanOrEqual(THROTTLE_MS - 30)
+          expect(gap).toBeGreaterThanOrEqual(THROTTLE_MS / 2)
         const sent = lastfmServer.hits("/2.0/").filter((request) => request.query.get("user") === "RJ")
         expect(sent.every((request) => request.query.get("method") === "user.getrecenttracks")).toBe(true)
 
