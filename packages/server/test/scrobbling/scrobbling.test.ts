@@ -387,8 +387,13 @@ layer(Layer.mergeAll(AdminLive(), ScannedLive).pipe(Layer.provideMerge(ServerLiv
         Effect.sync(() => listensOf(fresh).length === 2),
         "both listens with the new token",
       )
-      const resumed = yield* alice.client.scrobblers.get({ path: { provider: "listenbrainz" } })
-      expect(resumed.status).toMatchObject({ needs_auth: false, queued: 0, sent: 2 })
+      // The fake has the second listen a moment before the server records it as sent.
+      const resumedStatus = alice.client.scrobblers.get({ path: { provider: "listenbrainz" } })
+      yield* eventually(
+        Effect.map(resumedStatus, (view) => view.status.queued === 0),
+        "the queue to be recorded as sent",
+      )
+      expect((yield* resumedStatus).status).toMatchObject({ needs_auth: false, queued: 0, sent: 2 })
     }),
   )
 
