@@ -43,9 +43,32 @@ export const outcomeOf = (
     : { _tag: "Failed", folder, error: { ...file, message: reason } }
 }
 
+/** One file of a parse job, and where its outcome goes. */
+interface FileJob {
+  readonly file: FoundFile
+  readonly folderIndex: number
+  readonly fileIndex: number
+}
+
+/** The folders' files, in order, cut into jobs of `size` files (across folder boundaries) as they are asked for. */
+function* jobsOf(folders: ReadonlyArray<DirtyFolder>, size: number): Generator<ReadonlyArray<FileJob>> {
+  let job: Array<FileJob> = []
+  for (let folderIndex = 0; folderIndex < folders.length; folderIndex++) {
+    const files = folders[folderIndex]!.folder.files
+    for (let fileIndex = 0; fileIndex < files.length; fileIndex++) {
+      job.push({ file: files[fileIndex]!, folderIndex, fileIndex })
+      if (job.length === size) {
+        yield job
+        job = []
+      }
+    }
+  }
+  if (job.length > 0) yield job
+}
+
 /**
- * Reads the folders' files on the parse pool: one flat run of jobs across folder boundaries, as many at
- * once as keeps every worker busy, answered in whatever order they finish. A folder is emitted as soon as
+ * Reads the folders' files on the parse pool: one run of jobs across folder boundaries, as many at once as
+ * keeps every worker busy, answered in whatever order they finish. A folder is emitted as soon as
  * its last file is read (and forgotten here then). Finished folders wait in a bounded queue, so parsing
  * runs ahead while a batch commits. (A queue of takes, not `mapEffect` with `unordered`: that runs a
  * stream per job and cost the main thread several times more.) `root` is the library's folder; the folders' paths
@@ -59,11 +82,8 @@ export const readFolders = (
     Effect.gen(function* () {
       const pool = yield* ParsePool
       const rules = yield* CatalogRules
-      const files = folders.flatMap(({ folder }, folderIndex) =>
-        folder.files.map((file, fileIndex) => ({ file, folderIndex, fileIndex })),
-      )
       const reading = new Map<number, { left: number; outcomes: Array<ReadOutcome> }>()
-      const completed = (job: typeof files, results: ReadonlyArray<ParsedFile>) => {
+      const completed = (job: ReadonlyArray<FileJob>, results: ReadonlyArray<ParsedFile>) => {
         const done: Array<ParsedFolder> = []
         job.forEach(({ file, folderIndex, fileIndex }, index) => {
           const { folder, sidecar } = folders[folderIndex]!
@@ -80,22 +100,26 @@ export const readFolders = (
         })
         return done
       }
-      // Jobs cut with one slice each: Effect's Array.chunksOf slices off the rest of the array at every step, which
-      // copied ~31 billion elements for a million files (the 1M scan stalled before its first batch).
-      const jobs: Array<typeof files> = []
-      for (let at = 0; at < files.length; at += pool.filesPerJob) jobs.push(files.slice(at, at + pool.filesPerJob))
       const ready = yield* Queue.bounded<Take.Take<ParsedFolder>>(READ_AHEAD)
-      yield* Effect.forEach(
-        jobs,
-        (job) =>
-          Effect.flatMap(
-            pool.parseMany(job.map(({ file }) => path.join(root, splitStoredPath(file.path).relative))),
-            (results) => {
-              const done = completed(job, results)
-              return done.length === 0 ? Effect.void : Queue.offer(ready, Take.chunk(Chunk.unsafeFromArray(done)))
-            },
-          ),
-        { concurrency: pool.jobsInFlight, discard: true },
+      const jobs = jobsOf(folders, pool.filesPerJob)
+      // `jobsInFlight` fibers each take the next job as they finish one: jobs are cut as they go, so a million
+      // files never sit in one list (a flat list of every file cost ~50 MB at 1M).
+      const reader = Effect.gen(function* () {
+        for (let next = jobs.next(); next.done !== true; next = jobs.next()) {
+          const job = next.value
+          const results = yield* pool.parseMany(
+            job.map(({ file }) => path.join(root, splitStoredPath(file.path).relative)),
+          )
+          const done = completed(job, results)
+          if (done.length > 0) yield* Queue.offer(ready, Take.chunk(Chunk.unsafeFromArray(done)))
+        }
+      })
+      yield* Effect.all(
+        Array.from({ length: pool.jobsInFlight }, () => reader),
+        {
+          concurrency: "unbounded",
+          discard: true,
+        },
       ).pipe(Effect.zipRight(Queue.offer(ready, Take.end)), Effect.forkScoped)
       return Stream.flattenTake(Stream.fromQueue(ready))
     }),
