@@ -228,6 +228,32 @@ describe("responsive layout: phone, tablet, desktop", () => {
     }
   }, 180_000)
 
+  it("on a phone a wide admin table keeps readable columns and scrolls sideways in its own box, not the page", async () => {
+    const { context, page, errors } = await open(PHONE, true)
+    await visit(page, "/admin/users")
+    const box = page.getByRole("region", { name: "Accounts" })
+    const table = box.getByRole("table")
+    await table.waitFor()
+    // Every column at least 4.5 rem: breaking every word had squeezed headers to one letter per line (~20 px).
+    const { headers, rem } = await table.locator("thead th").evaluateAll((cells) => ({
+      headers: cells.map((cell) => [cell.textContent, cell.getBoundingClientRect().width] as const),
+      rem: Number.parseFloat(getComputedStyle(document.documentElement).fontSize),
+    }))
+    expect(headers.filter(([, width]) => width < 4.5 * rem - 1)).toEqual([])
+    // Wider than the screen, so the box scrolls (it takes focus, for keys), and the page does not.
+    const scroll = await box.evaluate((element) => ({ client: element.clientWidth, content: element.scrollWidth }))
+    expect(scroll.content).toBeGreaterThan(scroll.client)
+    await box.focus()
+    expect(await box.evaluate((element) => document.activeElement === element)).toBe(true)
+    expect(await box.evaluate((element) => getComputedStyle(element).overflowX)).toBe("auto")
+    await box.evaluate((element) => element.scrollBy(200, 0))
+    expect(await box.evaluate((element) => element.scrollLeft)).toBeGreaterThan(0)
+    expect(await sidewaysOverflow(page)).toBeUndefined()
+    await screenshot(page, "admin-users-table-phone")
+    expect(errors).toEqual([])
+    await closeContext(context)
+  }, 60_000)
+
   it("on a phone, an album plays by tapping Play; the mini player opens Now Playing with cover, seek and queue; Escape and back close it", async () => {
     const { context, page, errors } = await open(PHONE, true)
     await visit(page, `/albums/${album.id}`)

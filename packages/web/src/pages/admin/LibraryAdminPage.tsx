@@ -3,6 +3,7 @@ import type { ScanStatus } from "@tonearm/core"
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { formatMs, plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
@@ -169,7 +170,7 @@ function Libraries(props: { readonly version: number; readonly onChanged: () => 
       </span>
       <Status loaded={libraries} />
       {data !== undefined && (
-        <div class="table-scroll">
+        <TableScroll label="Libraries table">
           <table class="data-table" aria-label="Libraries">
             <thead>
               <tr>
@@ -252,7 +253,7 @@ function Libraries(props: { readonly version: number; readonly onChanged: () => 
               })}
             </tbody>
           </table>
-        </div>
+        </TableScroll>
       )}
     </section>
   )
@@ -282,31 +283,35 @@ function ScanErrors(props: { readonly version: number }) {
         (errors.data.items.length === 0 ? (
           <p class="muted">None.</p>
         ) : (
-          <table class="data-table">
-            <caption>
-              {plural(errors.data.total, "file")}
-              {errors.data.total > errors.data.items.length ? ` (first ${errors.data.items.length})` : ""}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Path</th>
-                <th scope="col">Why</th>
-                <th scope="col">Seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {errors.data.items.map((item) => (
-                <tr key={`${item.library_id}:${item.path}`}>
-                  <th scope="row">
-                    {names?.has(item.library_id) === true && <span class="muted">{names.get(item.library_id)}: </span>}
-                    <code>{item.path}</code>
-                  </th>
-                  <td>{item.message}</td>
-                  <td>{when(item.seen_at)}</td>
+          <TableScroll label="Files that could not be indexed">
+            <table class="data-table">
+              <caption>
+                {plural(errors.data.total, "file")}
+                {errors.data.total > errors.data.items.length ? ` (first ${errors.data.items.length})` : ""}
+              </caption>
+              <thead>
+                <tr>
+                  <th scope="col">Path</th>
+                  <th scope="col">Why</th>
+                  <th scope="col">Seen</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {errors.data.items.map((item) => (
+                  <tr key={`${item.library_id}:${item.path}`}>
+                    <th scope="row">
+                      {names?.has(item.library_id) === true && (
+                        <span class="muted">{names.get(item.library_id)}: </span>
+                      )}
+                      <code>{item.path}</code>
+                    </th>
+                    <td>{item.message}</td>
+                    <td>{when(item.seen_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
     </section>
   )
@@ -348,34 +353,36 @@ function MissingTracks(props: { readonly version: number }) {
             <button type="button" class="danger" onClick={() => purge()}>
               Purge all {plural(missing.data.total, "missing track")}
             </button>
-            <table class="data-table">
-              <thead>
-                <tr>
-                  <th scope="col">Track</th>
-                  <th scope="col">Artist · album</th>
-                  <th scope="col">Length</th>
-                  <th scope="col">Missing since</th>
-                  <th scope="col">Action</th>
-                </tr>
-              </thead>
-              <tbody>
-                {missing.data.items.map((track) => (
-                  <tr key={track.id}>
-                    <th scope="row">{track.title}</th>
-                    <td>
-                      {track.artist_name} · {track.album_title}
-                    </td>
-                    <td>{formatMs(track.duration_ms)}</td>
-                    <td>{when(track.missing_since)}</td>
-                    <td>
-                      <button type="button" aria-label={`Purge ${track.title}`} onClick={() => purge([track.id])}>
-                        Purge
-                      </button>
-                    </td>
+            <TableScroll label="Missing tracks">
+              <table class="data-table">
+                <thead>
+                  <tr>
+                    <th scope="col">Track</th>
+                    <th scope="col">Artist · album</th>
+                    <th scope="col">Length</th>
+                    <th scope="col">Missing since</th>
+                    <th scope="col">Action</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {missing.data.items.map((track) => (
+                    <tr key={track.id}>
+                      <th scope="row">{track.title}</th>
+                      <td>
+                        {track.artist_name} · {track.album_title}
+                      </td>
+                      <td>{formatMs(track.duration_ms)}</td>
+                      <td>{when(track.missing_since)}</td>
+                      <td>
+                        <button type="button" aria-label={`Purge ${track.title}`} onClick={() => purge([track.id])}>
+                          Purge
+                        </button>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           </>
         ))}
     </section>
@@ -396,24 +403,26 @@ function CoverSources(props: { readonly version: number }) {
             {data.coverage.albums === 1 ? "has" : "have"} a cover
             {data.coverage.albums > 0 ? ` (${Math.round((data.coverage.covered / data.coverage.albums) * 100)}%)` : ""}.
           </p>
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Provider</th>
-                <th scope="col">Enabled</th>
-                <th scope="col">Albums covered</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.providers.map((provider) => (
-                <tr key={provider.id}>
-                  <th scope="row">{provider.id}</th>
-                  <td>{provider.enabled ? "Yes" : "No"}</td>
-                  <td>{data.coverage.by_source[provider.id] ?? provider.covered_albums}</td>
+          <TableScroll label="Cover sources">
+            <table class="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Provider</th>
+                  <th scope="col">Enabled</th>
+                  <th scope="col">Albums covered</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.providers.map((provider) => (
+                  <tr key={provider.id}>
+                    <th scope="row">{provider.id}</th>
+                    <td>{provider.enabled ? "Yes" : "No"}</td>
+                    <td>{data.coverage.by_source[provider.id] ?? provider.covered_albums}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
     </section>

@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { LineChart, percent } from "../../components/charts.js"
 import { plural } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
 
@@ -66,36 +67,38 @@ function Trends() {
               />
             ))}
           </div>
-          <table class="data-table">
-            <caption>Plays per family and week</caption>
-            <thead>
-              <tr>
-                <th scope="col">Week</th>
-                {data.series.map((series) => (
-                  <th scope="col" key={series.family}>
-                    {FAMILY_LABEL[series.family] ?? series.family}
-                  </th>
-                ))}
-              </tr>
-            </thead>
-            <tbody>
-              {data.weeks.map((week) => (
-                <tr key={week}>
-                  <th scope="row">{week}</th>
-                  {data.series.map((series) => {
-                    const point = series.points.find((candidate) => candidate.week === week)
-                    return (
-                      <td key={series.family}>
-                        {point === undefined || point.plays === 0
-                          ? "–"
-                          : `${plural(point.plays, "play")} · skips ${percent(point.skip_rate)}`}
-                      </td>
-                    )
-                  })}
+          <TableScroll label="Plays per family and week">
+            <table class="data-table">
+              <caption>Plays per family and week</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Week</th>
+                  {data.series.map((series) => (
+                    <th scope="col" key={series.family}>
+                      {FAMILY_LABEL[series.family] ?? series.family}
+                    </th>
+                  ))}
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {data.weeks.map((week) => (
+                  <tr key={week}>
+                    <th scope="row">{week}</th>
+                    {data.series.map((series) => {
+                      const point = series.points.find((candidate) => candidate.week === week)
+                      return (
+                        <td key={series.family}>
+                          {point === undefined || point.plays === 0
+                            ? "–"
+                            : `${plural(point.plays, "play")} · skips ${percent(point.skip_rate)}`}
+                        </td>
+                      )
+                    })}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
           {data.markers.length > 0 && (
             <>
               <h2>Tuning changes in this window</h2>

@@ -3,6 +3,7 @@ import { type CurvePoint, type RebuildRun, TUNING_SCOPES, type TuningScope, type
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
@@ -225,34 +226,36 @@ function Tuning() {
           (audit.data.length === 0 ? (
             <p class="muted">No changes yet.</p>
           ) : (
-            <table class="data-table" aria-label="Tuning audit">
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Scope</th>
-                  <th scope="col">By</th>
-                  <th scope="col">Changes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {audit.data.map((row) => (
-                  <tr key={row.id}>
-                    <td>{when(row.changed_at)}</td>
-                    <td>{row.scope}</td>
-                    <td>{row.changed_by === null ? "(deleted)" : (names.get(row.changed_by) ?? row.changed_by)}</td>
-                    <td>
-                      <ul class="diff">
-                        {row.diff.map((difference) => (
-                          <li key={difference.field}>
-                            {difference.field}: {showValue(difference.old)} → {showValue(difference.new)}
-                          </li>
-                        ))}
-                      </ul>
-                    </td>
+            <TableScroll label="Tuning audit table">
+              <table class="data-table" aria-label="Tuning audit">
+                <thead>
+                  <tr>
+                    <th scope="col">When</th>
+                    <th scope="col">Scope</th>
+                    <th scope="col">By</th>
+                    <th scope="col">Changes</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {audit.data.map((row) => (
+                    <tr key={row.id}>
+                      <td>{when(row.changed_at)}</td>
+                      <td>{row.scope}</td>
+                      <td>{row.changed_by === null ? "(deleted)" : (names.get(row.changed_by) ?? row.changed_by)}</td>
+                      <td>
+                        <ul class="diff">
+                          {row.diff.map((difference) => (
+                            <li key={difference.field}>
+                              {difference.field}: {showValue(difference.old)} → {showValue(difference.new)}
+                            </li>
+                          ))}
+                        </ul>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
           ))}
       </section>
     </div>

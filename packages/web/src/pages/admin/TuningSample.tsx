@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import { PART_WEIGHTS, type PlaylistDetail, rescoreParts, type SystemVariant, type WeightProfile } from "@tonearm/core"
 import { api, errorMessage } from "../../state/api.js"
 import "../../styles/reasons.css"
+import { TableScroll } from "../../components/TableScroll.js"
 
 const TERMS = Object.keys(PART_WEIGHTS) as ReadonlyArray<keyof typeof PART_WEIGHTS>
 const VARIANTS: ReadonlyArray<readonly [SystemVariant, string]> = [
@@ -109,7 +110,7 @@ export function TuningSample(props: { readonly weights: WeightProfile; readonly 
             Share of the list's score:{" "}
             {TERMS.map((term, k) => `${term} ${total > 0 ? Math.round((100 * shares[k]!) / total) : 0}%`).join(" · ")}
           </p>
-          <div class="table-scroll">
+          <TableScroll label="Score parts">
             <table class="data-table" aria-label={`Score parts of ${detail.value.name}`}>
               <thead>
                 <tr>
@@ -146,7 +147,7 @@ export function TuningSample(props: { readonly weights: WeightProfile; readonly 
                 })}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </>
       )}
     </section>

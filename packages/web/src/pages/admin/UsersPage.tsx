@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -129,94 +130,96 @@ function Users() {
       )}
       <Status loaded={users} />
       {users.data !== undefined && (
-        <table class="data-table">
-          <caption>{plural(users.data.length, "account")}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Username</th>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Time zone</th>
-              <th scope="col">Created</th>
-              <th scope="col">Debug mode</th>
-              {(libraries.data?.items.length ?? 0) > 1 && <th scope="col">Libraries</th>}
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.data.map((user) => (
-              <tr key={user.id} data-user={user.username}>
-                <th scope="row">{user.username}</th>
-                <td>{user.display_name ?? "–"}</td>
-                <td>{user.email ?? "–"}</td>
-                <td>{user.is_admin ? "Admin" : "Listener"}</td>
-                <td>{user.timezone}</td>
-                <td>{when(user.created_at)}</td>
-                <td>
-                  <input
-                    type="checkbox"
-                    checked={user.debug_mode_enabled}
-                    aria-label={`Debug mode for ${user.username}`}
-                    onChange={(event) => {
-                      const enabled = event.currentTarget.checked
-                      void run(
-                        () =>
-                          api((client) =>
-                            client.adminUsers.setDebugMode({ path: { id: user.id }, payload: { enabled } }),
-                          ),
-                        { done: `Debug mode ${enabled ? "on" : "off"} for ${user.username}.` },
-                      )
-                    }}
-                  />
-                </td>
-                {libraries.data !== undefined && libraries.data.items.length > 1 && (
+        <TableScroll label="Accounts">
+          <table class="data-table">
+            <caption>{plural(users.data.length, "account")}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Username</th>
+                <th scope="col">Name</th>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Time zone</th>
+                <th scope="col">Created</th>
+                <th scope="col">Debug mode</th>
+                {(libraries.data?.items.length ?? 0) > 1 && <th scope="col">Libraries</th>}
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {users.data.map((user) => (
+                <tr key={user.id} data-user={user.username}>
+                  <th scope="row">{user.username}</th>
+                  <td>{user.display_name ?? "–"}</td>
+                  <td>{user.email ?? "–"}</td>
+                  <td>{user.is_admin ? "Admin" : "Listener"}</td>
+                  <td>{user.timezone}</td>
+                  <td>{when(user.created_at)}</td>
                   <td>
-                    <UserLibraries
-                      userId={user.id}
-                      username={user.username}
-                      isAdmin={user.is_admin}
-                      libraries={libraries.data.items}
-                      run={run}
+                    <input
+                      type="checkbox"
+                      checked={user.debug_mode_enabled}
+                      aria-label={`Debug mode for ${user.username}`}
+                      onChange={(event) => {
+                        const enabled = event.currentTarget.checked
+                        void run(
+                          () =>
+                            api((client) =>
+                              client.adminUsers.setDebugMode({ path: { id: user.id }, payload: { enabled } }),
+                            ),
+                          { done: `Debug mode ${enabled ? "on" : "off"} for ${user.username}.` },
+                        )
+                      }}
                     />
                   </td>
-                )}
-                <td class="row-actions">
-                  <button
-                    type="button"
-                    aria-label={`Reset link for ${user.username}`}
-                    onClick={() =>
-                      run(
-                        async () => {
-                          const minted = await api((client) => client.adminUsers.resetLink({ path: { id: user.id } }))
-                          link.value = { username: user.username, url: minted.url }
-                        },
-                        { done: "" },
-                      )
-                    }
-                  >
-                    Reset link
-                  </button>
-                  {user.id !== session.value?.id && (
+                  {libraries.data !== undefined && libraries.data.items.length > 1 && (
+                    <td>
+                      <UserLibraries
+                        userId={user.id}
+                        username={user.username}
+                        isAdmin={user.is_admin}
+                        libraries={libraries.data.items}
+                        run={run}
+                      />
+                    </td>
+                  )}
+                  <td class="row-actions">
                     <button
                       type="button"
-                      class="danger"
-                      aria-label={`Delete ${user.username}`}
+                      aria-label={`Reset link for ${user.username}`}
                       onClick={() =>
-                        run(() => api((client) => client.adminUsers.delete({ path: { id: user.id } })), {
-                          confirm: `Delete the account ${user.username}? Their likes, playlists and plays go too.`,
-                          done: `Deleted ${user.username}.`,
-                        })
+                        run(
+                          async () => {
+                            const minted = await api((client) => client.adminUsers.resetLink({ path: { id: user.id } }))
+                            link.value = { username: user.username, url: minted.url }
+                          },
+                          { done: "" },
+                        )
                       }
                     >
-                      Delete
+                      Reset link
                     </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+                    {user.id !== session.value?.id && (
+                      <button
+                        type="button"
+                        class="danger"
+                        aria-label={`Delete ${user.username}`}
+                        onClick={() =>
+                          run(() => api((client) => client.adminUsers.delete({ path: { id: user.id } })), {
+                            confirm: `Delete the account ${user.username}? Their likes, playlists and plays go too.`,
+                            done: `Deleted ${user.username}.`,
+                          })
+                        }
+                      >
+                        Delete
+                      </button>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
     </section>
   )

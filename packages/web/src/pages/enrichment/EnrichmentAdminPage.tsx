@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { TagSource } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { type Action, useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -188,24 +189,26 @@ function Enrichment() {
       </p>
       <Status loaded={sources} />
       {sources.data !== undefined && (
-        <table class="data-table">
-          <caption>Providers (version {sources.data.version})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Provider</th>
-              <th scope="col">Gives</th>
-              <th scope="col">Runs</th>
-              <th scope="col">On</th>
-              <th scope="col">Key</th>
-              <th scope="col">Check</th>
-            </tr>
-          </thead>
-          <tbody>
-            {sources.data.providers.map((source) => (
-              <SourceRow key={`${source.id}-${source.version}-${source.api_key}`} source={source} action={action} />
-            ))}
-          </tbody>
-        </table>
+        <TableScroll label="Providers">
+          <table class="data-table">
+            <caption>Providers (version {sources.data.version})</caption>
+            <thead>
+              <tr>
+                <th scope="col">Provider</th>
+                <th scope="col">Gives</th>
+                <th scope="col">Runs</th>
+                <th scope="col">On</th>
+                <th scope="col">Key</th>
+                <th scope="col">Check</th>
+              </tr>
+            </thead>
+            <tbody>
+              {sources.data.providers.map((source) => (
+                <SourceRow key={`${source.id}-${source.version}-${source.api_key}`} source={source} action={action} />
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       <div class="row-actions">
         <button

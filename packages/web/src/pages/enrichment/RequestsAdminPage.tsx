@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestStatus } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -73,51 +74,57 @@ function Requests() {
         (list.data.length === 0 ? (
           <p class="muted">No requests.</p>
         ) : (
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">MusicBrainz id</th>
-                <th scope="col">Status</th>
-                <th scope="col">Requested</th>
-                <th scope="col">Manager</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.map((row) => (
-                <tr key={row.id} data-request={row.mbid}>
-                  <th scope="row">{row.name}</th>
-                  <td>{row.kind}</td>
-                  <td>
-                    <code>{row.mbid}</code>
-                  </td>
-                  <td>{row.status}</td>
-                  <td>{when(row.created_at)}</td>
-                  <td>
-                    {row.status === "approved" || row.status === "available"
-                      ? row.manager_add_confirmed_at === null
-                        ? "not confirmed yet"
-                        : `confirmed ${when(row.manager_add_confirmed_at)}`
-                      : "–"}
-                  </td>
-                  <td class="row-actions">
-                    {row.status === "pending" && (
-                      <button type="button" aria-label={`Approve ${row.name}`} onClick={() => void act(row, "approve")}>
-                        Approve
-                      </button>
-                    )}
-                    {(row.status === "pending" || row.status === "approved") && (
-                      <button type="button" aria-label={`Reject ${row.name}`} onClick={() => void act(row, "reject")}>
-                        Reject
-                      </button>
-                    )}
-                  </td>
+          <TableScroll label="Requests table">
+            <table class="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">MusicBrainz id</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Manager</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.data.map((row) => (
+                  <tr key={row.id} data-request={row.mbid}>
+                    <th scope="row">{row.name}</th>
+                    <td>{row.kind}</td>
+                    <td>
+                      <code>{row.mbid}</code>
+                    </td>
+                    <td>{row.status}</td>
+                    <td>{when(row.created_at)}</td>
+                    <td>
+                      {row.status === "approved" || row.status === "available"
+                        ? row.manager_add_confirmed_at === null
+                          ? "not confirmed yet"
+                          : `confirmed ${when(row.manager_add_confirmed_at)}`
+                        : "–"}
+                    </td>
+                    <td class="row-actions">
+                      {row.status === "pending" && (
+                        <button
+                          type="button"
+                          aria-label={`Approve ${row.name}`}
+                          onClick={() => void act(row, "approve")}
+                        >
+                          Approve
+                        </button>
+                      )}
+                      {(row.status === "pending" || row.status === "approved") && (
+                        <button type="button" aria-label={`Reject ${row.name}`} onClick={() => void act(row, "reject")}>
+                          Reject
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
     </section>
   )

@@ -3,6 +3,7 @@ import { DIAGNOSTIC_KINDS, type DiagnosticEvent, type DiagnosticsQuery } from "@
 import { useEffect } from "preact/hooks"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api, errorMessage } from "../../state/api.js"
 
@@ -84,40 +85,42 @@ function Diagnostics() {
         (devices.data.length === 0 ? (
           <p class="muted">No device has sent diagnostics.</p>
         ) : (
-          <table class="data-table" aria-label="Devices">
-            <thead>
-              <tr>
-                <th scope="col">Device</th>
-                <th scope="col">User</th>
-                <th scope="col">Debug mode</th>
-                <th scope="col">Events</th>
-                <th scope="col">By kind</th>
-                <th scope="col">Last kind</th>
-                <th scope="col">First seen</th>
-                <th scope="col">Last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {devices.data.map((device) => (
-                <tr key={`${device.user_id}|${device.device_id}`}>
-                  <th scope="row">
-                    <code>{device.device_id}</code>
-                  </th>
-                  <td>{device.username}</td>
-                  <td>{device.debug_mode_enabled ? "On" : "Off"}</td>
-                  <td>{device.events}</td>
-                  <td>
-                    {Object.entries(device.kinds)
-                      .map(([kind, n]) => `${kind} ${n}`)
-                      .join(", ")}
-                  </td>
-                  <td>{device.last_kind}</td>
-                  <td>{when(device.first_seen_at)}</td>
-                  <td>{when(device.last_seen_at)}</td>
+          <TableScroll label="Devices table">
+            <table class="data-table" aria-label="Devices">
+              <thead>
+                <tr>
+                  <th scope="col">Device</th>
+                  <th scope="col">User</th>
+                  <th scope="col">Debug mode</th>
+                  <th scope="col">Events</th>
+                  <th scope="col">By kind</th>
+                  <th scope="col">Last kind</th>
+                  <th scope="col">First seen</th>
+                  <th scope="col">Last seen</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {devices.data.map((device) => (
+                  <tr key={`${device.user_id}|${device.device_id}`}>
+                    <th scope="row">
+                      <code>{device.device_id}</code>
+                    </th>
+                    <td>{device.username}</td>
+                    <td>{device.debug_mode_enabled ? "On" : "Off"}</td>
+                    <td>{device.events}</td>
+                    <td>
+                      {Object.entries(device.kinds)
+                        .map(([kind, n]) => `${kind} ${n}`)
+                        .join(", ")}
+                    </td>
+                    <td>{device.last_kind}</td>
+                    <td>{when(device.first_seen_at)}</td>
+                    <td>{when(device.last_seen_at)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
       <h2>Timeline</h2>
       <form class="inline-form" onSubmit={apply} aria-label="Timeline filters" noValidate>
@@ -165,36 +168,38 @@ function Diagnostics() {
       {events.value.length === 0 ? (
         <p class="muted">{loading.value ? "Loading…" : "No events match."}</p>
       ) : (
-        <table class="data-table" aria-label="Timeline">
-          <caption>
-            {plural(events.value.length, "event")}
-            {cursor.value === null ? "" : " so far"}
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">User</th>
-              <th scope="col">Device</th>
-              <th scope="col">Kind</th>
-              <th scope="col">Data</th>
-            </tr>
-          </thead>
-          <tbody>
-            {events.value.map((event) => (
-              <tr key={event.id} data-kind={event.kind}>
-                <th scope="row">{when(event.occurred_at)}</th>
-                <td>{event.username}</td>
-                <td>
-                  <code>{event.device_id}</code>
-                </td>
-                <td>{event.kind}</td>
-                <td>
-                  <code>{JSON.stringify(event.data)}</code>
-                </td>
+        <TableScroll label="Timeline table">
+          <table class="data-table" aria-label="Timeline">
+            <caption>
+              {plural(events.value.length, "event")}
+              {cursor.value === null ? "" : " so far"}
+            </caption>
+            <thead>
+              <tr>
+                <th scope="col">When</th>
+                <th scope="col">User</th>
+                <th scope="col">Device</th>
+                <th scope="col">Kind</th>
+                <th scope="col">Data</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {events.value.map((event) => (
+                <tr key={event.id} data-kind={event.kind}>
+                  <th scope="row">{when(event.occurred_at)}</th>
+                  <td>{event.username}</td>
+                  <td>
+                    <code>{event.device_id}</code>
+                  </td>
+                  <td>{event.kind}</td>
+                  <td>
+                    <code>{JSON.stringify(event.data)}</code>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </TableScroll>
       )}
       {cursor.value !== null && (
         <button type="button" disabled={loading.value} onClick={() => void load(filters.value, cursor.value)}>

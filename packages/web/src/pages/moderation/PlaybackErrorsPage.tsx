@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import { PLAYBACK_ERROR_RESOLUTIONS, type PlaybackError, type PlaybackErrorResolution } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -62,69 +63,71 @@ function PlaybackErrors() {
           <p class="muted">{showResolved.value ? "No resolved errors." : "No open playback errors."}</p>
         ) : (
           <>
-            <table class="data-table">
-              <caption>{plural(data.total, `${showResolved.value ? "resolved" : "open"} error`)}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Track</th>
-                  <th scope="col">Artist</th>
-                  <th scope="col">Album</th>
-                  <th scope="col">Kind</th>
-                  <th scope="col">Message</th>
-                  <th scope="col">User</th>
-                  <th scope="col">Client</th>
-                  <th scope="col">Reported</th>
-                  <th scope="col">{showResolved.value ? "Resolution" : "Resolve"}</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.items.map((row) => (
-                  <tr key={row.id} data-error={row.id}>
-                    <th scope="row">{row.track_title}</th>
-                    <td>{row.artist_name}</td>
-                    <td>{row.album_title}</td>
-                    <td>{KIND_NAMES[row.kind]}</td>
-                    <td>{row.message ?? "–"}</td>
-                    <td>{row.username}</td>
-                    <td>
-                      <code>{row.client_id}</code>
-                    </td>
-                    <td>{when(row.created_at)}</td>
-                    <td class="row-actions">
-                      {row.resolution !== null ? (
-                        `${row.resolution.replace("_", "-")} ${when(row.resolved_at)}`
-                      ) : (
-                        <>
-                          <select
-                            aria-label={`Resolution for ${row.track_title}`}
-                            value={choice.value[row.id] ?? "fixed"}
-                            onChange={(event) =>
-                              (choice.value = {
-                                ...choice.value,
-                                [row.id]: event.currentTarget.value as PlaybackErrorResolution,
-                              })
-                            }
-                          >
-                            {PLAYBACK_ERROR_RESOLUTIONS.map((resolution) => (
-                              <option key={resolution} value={resolution}>
-                                {resolution.replace("_", "-")}
-                              </option>
-                            ))}
-                          </select>
-                          <button
-                            type="button"
-                            aria-label={`Resolve ${row.track_title}`}
-                            onClick={() => void resolve(row)}
-                          >
-                            Resolve
-                          </button>
-                        </>
-                      )}
-                    </td>
+            <TableScroll label="Playback errors table">
+              <table class="data-table">
+                <caption>{plural(data.total, `${showResolved.value ? "resolved" : "open"} error`)}</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Track</th>
+                    <th scope="col">Artist</th>
+                    <th scope="col">Album</th>
+                    <th scope="col">Kind</th>
+                    <th scope="col">Message</th>
+                    <th scope="col">User</th>
+                    <th scope="col">Client</th>
+                    <th scope="col">Reported</th>
+                    <th scope="col">{showResolved.value ? "Resolution" : "Resolve"}</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {data.items.map((row) => (
+                    <tr key={row.id} data-error={row.id}>
+                      <th scope="row">{row.track_title}</th>
+                      <td>{row.artist_name}</td>
+                      <td>{row.album_title}</td>
+                      <td>{KIND_NAMES[row.kind]}</td>
+                      <td>{row.message ?? "–"}</td>
+                      <td>{row.username}</td>
+                      <td>
+                        <code>{row.client_id}</code>
+                      </td>
+                      <td>{when(row.created_at)}</td>
+                      <td class="row-actions">
+                        {row.resolution !== null ? (
+                          `${row.resolution.replace("_", "-")} ${when(row.resolved_at)}`
+                        ) : (
+                          <>
+                            <select
+                              aria-label={`Resolution for ${row.track_title}`}
+                              value={choice.value[row.id] ?? "fixed"}
+                              onChange={(event) =>
+                                (choice.value = {
+                                  ...choice.value,
+                                  [row.id]: event.currentTarget.value as PlaybackErrorResolution,
+                                })
+                              }
+                            >
+                              {PLAYBACK_ERROR_RESOLUTIONS.map((resolution) => (
+                                <option key={resolution} value={resolution}>
+                                  {resolution.replace("_", "-")}
+                                </option>
+                              ))}
+                            </select>
+                            <button
+                              type="button"
+                              aria-label={`Resolve ${row.track_title}`}
+                              onClick={() => void resolve(row)}
+                            >
+                              Resolve
+                            </button>
+                          </>
+                        )}
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </TableScroll>
             <nav class="pager" aria-label="Pages">
               <button type="button" disabled={offset.value === 0} onClick={() => (offset.value -= PAGE)}>
                 Newer

@@ -2,6 +2,7 @@ import { useSignal } from "@preact/signals"
 import type { QuarantineAction, QuarantineEntry } from "@tonearm/core"
 import { AdminOnly } from "../../components/AdminOnly.js"
 import { plural, when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -68,46 +69,48 @@ function Quarantine() {
         (list.data.items.length === 0 ? (
           <p class="muted">{showResolved.value ? "No resolved flags." : "Nothing flagged."}</p>
         ) : (
-          <table class="data-table">
-            <caption>{plural(list.data.total, `${showResolved.value ? "resolved" : "open"} flag`)}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Track</th>
-                <th scope="col">Artist</th>
-                <th scope="col">Album</th>
-                <th scope="col">Flagged by</th>
-                <th scope="col">Reason</th>
-                <th scope="col">When</th>
-                <th scope="col">{showResolved.value ? "Verdict" : "Resolve"}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {list.data.items.map((entry) => (
-                <tr key={entry.id} data-flag={entry.id}>
-                  <th scope="row">{entry.track_title}</th>
-                  <td>{entry.artist_name}</td>
-                  <td>{entry.album_title}</td>
-                  <td>{entry.username}</td>
-                  <td>{entry.reason === "" ? "–" : entry.reason}</td>
-                  <td>{when(entry.created_at)}</td>
-                  <td class="row-actions">
-                    {entry.action !== null
-                      ? `${ACTION_NAMES[entry.action]} ${when(entry.resolved_at)}`
-                      : VERDICTS.map((verdict) => (
-                          <button
-                            key={verdict.action}
-                            type="button"
-                            aria-label={`${verdict.label}: ${entry.track_title}`}
-                            onClick={() => void resolve(entry, verdict.action, verdict.confirm)}
-                          >
-                            {verdict.label}
-                          </button>
-                        ))}
-                  </td>
+          <TableScroll label="Flagged tracks">
+            <table class="data-table">
+              <caption>{plural(list.data.total, `${showResolved.value ? "resolved" : "open"} flag`)}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Track</th>
+                  <th scope="col">Artist</th>
+                  <th scope="col">Album</th>
+                  <th scope="col">Flagged by</th>
+                  <th scope="col">Reason</th>
+                  <th scope="col">When</th>
+                  <th scope="col">{showResolved.value ? "Verdict" : "Resolve"}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {list.data.items.map((entry) => (
+                  <tr key={entry.id} data-flag={entry.id}>
+                    <th scope="row">{entry.track_title}</th>
+                    <td>{entry.artist_name}</td>
+                    <td>{entry.album_title}</td>
+                    <td>{entry.username}</td>
+                    <td>{entry.reason === "" ? "–" : entry.reason}</td>
+                    <td>{when(entry.created_at)}</td>
+                    <td class="row-actions">
+                      {entry.action !== null
+                        ? `${ACTION_NAMES[entry.action]} ${when(entry.resolved_at)}`
+                        : VERDICTS.map((verdict) => (
+                            <button
+                              key={verdict.action}
+                              type="button"
+                              aria-label={`${verdict.label}: ${entry.track_title}`}
+                              onClick={() => void resolve(entry, verdict.action, verdict.confirm)}
+                            >
+                              {verdict.label}
+                            </button>
+                          ))}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
     </section>
   )

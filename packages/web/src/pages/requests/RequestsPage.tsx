@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import type { AcquisitionRequest, RequestKind } from "@tonearm/core"
 import { when } from "../../components/format.js"
+import { TableScroll } from "../../components/TableScroll.js"
 import { useAction } from "../../components/useAction.js"
 import { Status, useLoad } from "../../components/useLoad.js"
 import { api } from "../../state/api.js"
@@ -116,37 +117,39 @@ export default function RequestsPage() {
         (mine.data.length === 0 ? (
           <p class="muted">You have not requested anything yet.</p>
         ) : (
-          <table class="data-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Kind</th>
-                <th scope="col">Status</th>
-                <th scope="col">Requested</th>
-                <th scope="col">Actions</th>
-              </tr>
-            </thead>
-            <tbody>
-              {mine.data.map((row) => (
-                <tr key={row.id} data-request={row.mbid}>
-                  <th scope="row">{row.name}</th>
-                  <td>{row.kind}</td>
-                  <td>
-                    {STATUS_NAMES[row.status]}
-                    {row.status === "rejected" && row.reason !== null ? ` (${row.reason})` : ""}
-                  </td>
-                  <td>{when(row.created_at)}</td>
-                  <td class="row-actions">
-                    {isOpen(row) && (
-                      <button type="button" aria-label={`Cancel ${row.name}`} onClick={() => void cancel(row)}>
-                        Cancel
-                      </button>
-                    )}
-                  </td>
+          <TableScroll label="Your requests table">
+            <table class="data-table">
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Kind</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Requested</th>
+                  <th scope="col">Actions</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                {mine.data.map((row) => (
+                  <tr key={row.id} data-request={row.mbid}>
+                    <th scope="row">{row.name}</th>
+                    <td>{row.kind}</td>
+                    <td>
+                      {STATUS_NAMES[row.status]}
+                      {row.status === "rejected" && row.reason !== null ? ` (${row.reason})` : ""}
+                    </td>
+                    <td>{when(row.created_at)}</td>
+                    <td class="row-actions">
+                      {isOpen(row) && (
+                        <button type="button" aria-label={`Cancel ${row.name}`} onClick={() => void cancel(row)}>
+                          Cancel
+                        </button>
+                      )}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         ))}
     </section>
   )

@@ -1,6 +1,7 @@
 import { useSignal } from "@preact/signals"
 import { BarChart, percent } from "../../../components/charts.js"
 import { plural } from "../../../components/format.js"
+import { TableScroll } from "../../../components/TableScroll.js"
 import { Status, useLoad } from "../../../components/useLoad.js"
 import { api } from "../../../state/api.js"
 
@@ -61,45 +62,47 @@ export function RecommendationDetails() {
               ]}
             />
           </div>
-          <table class="data-table">
-            <caption>Plays over the last {plural(data.window_days, "day")}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Source</th>
-                <th scope="col">Plays</th>
-                <th scope="col">Skips</th>
-                <th scope="col">Skip rate</th>
-                <th scope="col">Completion</th>
-                <th scope="col">Skip rate vs plain</th>
-                <th scope="col">Completion vs plain</th>
-              </tr>
-            </thead>
-            <tbody>
-              <tr>
-                <th scope="row">Plain plays{data.baseline.low_confidence ? " (few plays)" : ""}</th>
-                <td>{data.baseline.plays}</td>
-                <td>{data.baseline.skips}</td>
-                <td>{percent(data.baseline.skip_rate)}</td>
-                <td>{percent(data.baseline.avg_completion)}</td>
-                <td>–</td>
-                <td>–</td>
-              </tr>
-              {data.rows.map((row) => (
-                <tr key={row.family}>
-                  <th scope="row">
-                    {FAMILY_LABEL[row.family] ?? row.family}
-                    {row.low_confidence ? " (few plays)" : ""}
-                  </th>
-                  <td>{row.plays}</td>
-                  <td>{row.skips}</td>
-                  <td>{percent(row.skip_rate)}</td>
-                  <td>{percent(row.avg_completion)}</td>
-                  <td>{points(row.delta_skip_rate_pp)}</td>
-                  <td>{points(row.delta_completion_pp)}</td>
+          <TableScroll label="Plays by source">
+            <table class="data-table">
+              <caption>Plays over the last {plural(data.window_days, "day")}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Source</th>
+                  <th scope="col">Plays</th>
+                  <th scope="col">Skips</th>
+                  <th scope="col">Skip rate</th>
+                  <th scope="col">Completion</th>
+                  <th scope="col">Skip rate vs plain</th>
+                  <th scope="col">Completion vs plain</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
+              </thead>
+              <tbody>
+                <tr>
+                  <th scope="row">Plain plays{data.baseline.low_confidence ? " (few plays)" : ""}</th>
+                  <td>{data.baseline.plays}</td>
+                  <td>{data.baseline.skips}</td>
+                  <td>{percent(data.baseline.skip_rate)}</td>
+                  <td>{percent(data.baseline.avg_completion)}</td>
+                  <td>–</td>
+                  <td>–</td>
+                </tr>
+                {data.rows.map((row) => (
+                  <tr key={row.family}>
+                    <th scope="row">
+                      {FAMILY_LABEL[row.family] ?? row.family}
+                      {row.low_confidence ? " (few plays)" : ""}
+                    </th>
+                    <td>{row.plays}</td>
+                    <td>{row.skips}</td>
+                    <td>{percent(row.skip_rate)}</td>
+                    <td>{percent(row.avg_completion)}</td>
+                    <td>{points(row.delta_skip_rate_pp)}</td>
+                    <td>{points(row.delta_completion_pp)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </TableScroll>
         </>
       )}
     </div>
