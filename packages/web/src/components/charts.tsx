@@ -3,6 +3,8 @@
  * text alternative, and the numbers are also in a table next to it for screen readers and copying.
  */
 
+import { TableScroll } from "./TableScroll.js"
+
 const COLORS = ["#f5a524", "#7cc4ff", "#8bd17c", "#e58cf2", "#c9c9d3"]
 export const seriesColor = (index: number) => COLORS[index % COLORS.length]!
 
@@ -210,7 +212,7 @@ export function Heatmap(props: { readonly title: string; readonly clock: Readonl
       <figcaption>
         <details>
           <summary>As a table</summary>
-          <div class="table-scroll">
+          <TableScroll label="Plays per weekday and hour">
             <table class="data-table clock-table">
               <caption>Plays per weekday and hour</caption>
               <thead>
@@ -234,7 +236,7 @@ export function Heatmap(props: { readonly title: string; readonly clock: Readonl
                 ))}
               </tbody>
             </table>
-          </div>
+          </TableScroll>
         </details>
       </figcaption>
     </figure>

@@ -79,36 +79,38 @@ function ScopeEditor(props: {
       <h2 id={`scope-${scope}`}>
         {SCOPE_TITLE[scope]} <span class="muted">({scope})</span>
       </h2>
-      <table class="data-table">
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Current</th>
-            <th scope="col">Shipped</th>
-          </tr>
-        </thead>
-        <tbody>
-          {Object.keys(current).map((field) => (
-            <tr key={field} class={tuned.includes(field) ? "tuned" : undefined}>
-              <th scope="row">
-                <label for={`${scope}-${field}`}>{field}</label>
-              </th>
-              <td>
-                <input
-                  id={`${scope}-${field}`}
-                  aria-label={`${scope} ${field}`}
-                  inputMode="decimal"
-                  size={field === "completion_curve" ? 36 : 8}
-                  value={drafts.value[field] ?? asText(current[field])}
-                  onInput={(event) => (drafts.value = { ...drafts.value, [field]: event.currentTarget.value })}
-                />
-                {tuned.includes(field) && <span class="badge"> tuned</span>}
-              </td>
-              <td class="muted">{asText(shipped[field])}</td>
+      <TableScroll label={`${SCOPE_TITLE[scope]} fields`}>
+        <table class="data-table">
+          <thead>
+            <tr>
+              <th scope="col">Field</th>
+              <th scope="col">Current</th>
+              <th scope="col">Shipped</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {Object.keys(current).map((field) => (
+              <tr key={field} class={tuned.includes(field) ? "tuned" : undefined}>
+                <th scope="row">
+                  <label for={`${scope}-${field}`}>{field}</label>
+                </th>
+                <td>
+                  <input
+                    id={`${scope}-${field}`}
+                    aria-label={`${scope} ${field}`}
+                    inputMode="decimal"
+                    size={field === "completion_curve" ? 36 : 8}
+                    value={drafts.value[field] ?? asText(current[field])}
+                    onInput={(event) => (drafts.value = { ...drafts.value, [field]: event.currentTarget.value })}
+                  />
+                  {tuned.includes(field) && <span class="badge"> tuned</span>}
+                </td>
+                <td class="muted">{asText(shipped[field])}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </TableScroll>
       <div class="actions">
         <button type="submit" class="primary">
           Save {scope}
