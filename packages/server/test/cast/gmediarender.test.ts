@@ -163,7 +163,14 @@ describe("casting to gmediarender", () => {
     expect(started.position_ms).toBeGreaterThanOrEqual(1_000)
     const moved = await statusUntil(admin.token, (s) => s.track_id === after && s.state === "PLAYING", "the next track")
     expect(moved.next_track_id).toBeNull()
-    expect(proxy.requests.some((request) => request.url.startsWith(`/api/tracks/${after}/stream.mp3?exp=`))).toBe(true)
+    // The speaker reports the next track as its own once its player has switched, which can be before our answer's
+    // headers reached the proxy on a loaded machine: wait for the fetch rather than read the record at once.
+    const fetchedNext = await until(
+      () =>
+        proxy.requests.some((request) => request.url.startsWith(`/api/tracks/${after}/stream.mp3?exp=`)) || undefined,
+      "the speaker's request for the next track",
+    )
+    expect(fetchedNext).toBe(true)
     await call("POST", `/api/cast/renderers/${speaker.uuid}/stop`, admin.token)
   })
 
